@@ -1,0 +1,150 @@
+import yargs from 'yargs'
+import { seedDefaults } from '../db/seed.js'
+import { basePathFlag, delayFlag, integerFlag, rateFlag } from './flags.js'
+import { packageInfo } from './package-info.js'
+import { serve } from './serve.js'
+
+/** Exit code for a bad command line. */
+export const USAGE_ERROR = 2
+
+/** Runs the `shop-sandbox` command line. */
+export async function runCli(argv: string[]): Promise<void> {
+  const { version } = packageInfo()
+  await yargs(argv)
+    .scriptName('shop-sandbox')
+    .usage(
+      '$0 [command] [options]\n\nA faithful sandbox of the Shop API: users, products and orders.',
+    )
+    .command(
+      ['serve', '$0'],
+      'Serve the sandbox over HTTP (the default command)',
+      (command) =>
+        command
+          .option('port', {
+            alias: 'p',
+            describe: 'Port to listen on (0: any free port)',
+            default: process.env.PORT ?? 4010,
+            defaultDescription: '$PORT or 4010',
+            coerce: integerFlag('port', 0, 65_535),
+          })
+          .option('host', { describe: 'Address to bind', default: '127.0.0.1', type: 'string' })
+          .option('seed', {
+            describe: 'Seed of the generated data',
+            default: seedDefaults.seed,
+            coerce: integerFlag('seed', 0, 2 ** 31),
+          })
+          .option('users', {
+            describe: 'Number of users (at least 2)',
+            default: seedDefaults.users,
+            coerce: integerFlag('users', 2, 1_000_000),
+          })
+          .option('products', {
+            describe: 'Number of products',
+            default: seedDefaults.products,
+            coerce: integerFlag('products', 0, 1_000_000),
+          })
+          .option('orders', {
+            describe: 'Number of orders',
+            default: seedDefaults.orders,
+            coerce: integerFlag('orders', 0, 1_000_000),
+          })
+          .option('base-path', {
+            describe: 'Path prefix of the resources, e.g. /api',
+            default: '',
+            coerce: basePathFlag,
+          })
+          .option('token-ttl', {
+            describe: 'Lifetime of session tokens, in seconds',
+            default: 3600,
+            coerce: integerFlag('token-ttl', 1, 31_536_000),
+          })
+          .option('delay', {
+            describe: 'Latency of every response: <ms> or <min>-<max>',
+            default: '0',
+            coerce: delayFlag,
+          })
+          .option('error-rate', {
+            describe: 'Share of requests answered 500/503 (0 to 1)',
+            default: 0,
+            coerce: rateFlag('error-rate'),
+          })
+          .option('drop-rate', {
+            describe: 'Share of requests whose connection is dropped (0 to 1)',
+            default: 0,
+            coerce: rateFlag('drop-rate'),
+          })
+          .option('strict', {
+            describe: 'Unknown query parameters and body fields are errors',
+            default: false,
+            type: 'boolean',
+          })
+          .option('auth', {
+            describe: 'Require bearer tokens (--no-auth: no token acts as the admin)',
+            default: true,
+            type: 'boolean',
+          })
+          .option('control', {
+            describe: 'Serve the control API under /__sandbox',
+            default: true,
+            type: 'boolean',
+          })
+          .option('data', {
+            describe: 'Keep the data in this JSON file (loaded at start, written on change)',
+            type: 'string',
+          })
+          .option('cors-origin', {
+            describe: 'Allowed CORS origin (repeatable; default: any)',
+            type: 'string',
+            array: true,
+          })
+          .option('quiet', {
+            alias: 'q',
+            describe: 'No request log',
+            default: false,
+            type: 'boolean',
+          })
+          .example('$0', 'Serve on http://127.0.0.1:4010 with 50 users, 30 products, 100 orders')
+          .example(
+            '$0 --port 8080 --base-path /api',
+            'Serve the resources under http://127.0.0.1:8080/api',
+          )
+          .example('$0 --users 10000 --seed 7 --quiet', 'Bigger, different data, no request log')
+          .example('$0 --delay 100-400 --error-rate 0.05', 'A slow, flaky API')
+          .example('$0 --data ./sandbox-data.json', 'Keep changes across restarts'),
+      (args) =>
+        serve(
+          {
+            port: args.port,
+            host: args.host,
+            seed: args.seed,
+            users: args.users,
+            products: args.products,
+            orders: args.orders,
+            basePath: args.basePath,
+            tokenTtl: args.tokenTtl,
+            delay: args.delay,
+            errorRate: args.errorRate,
+            dropRate: args.dropRate,
+            strict: args.strict,
+            auth: args.auth,
+            control: args.control,
+            ...(args.data ? { data: args.data } : {}),
+            ...(args.corsOrigin ? { corsOrigin: args.corsOrigin } : {}),
+            quiet: args.quiet,
+          },
+          version,
+        ),
+    )
+    .strict()
+    .version(version)
+    .alias('help', 'h')
+    .alias('version', 'v')
+    .wrap(Math.min(110, process.stdout.columns ?? 110))
+    .fail((message, error) => {
+      if (error && !message) throw error
+      console.error(`shop-sandbox: ${message ?? error?.message}`)
+      console.error("Run 'shop-sandbox --help' for the options.")
+      process.exit(USAGE_ERROR)
+    })
+    .parseAsync()
+}

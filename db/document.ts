@@ -1,0 +1,87 @@
+import { z } from 'zod'
+import { describeIssue } from './issues.js'
+import { orderTotal } from './money.js'
+import { orderSchema } from './order-schema.js'
+import { productSchema } from './product-schema.js'
+import type { DbDocument } from './store.js'
+import { foldCase } from './store.js'
+import { userSchema } from './user-schema.js'
+
+/** The whole data set as one JSON document (`GET/PUT /__sandbox/db`, the `--data` file). */
+export const dbDocumentSchema = z
+  .object({
+    users: z.array(userSchema),
+    products: z.array(productSchema),
+    orders: z.array(orderSchema),
+  })
+  .meta({ id: 'DbDocument' })
+
+export type DocumentCheck = { ok: true; document: DbDocument } | { ok: false; problem: string }
+
+/**
+ * Validates a data document: every record against its schema, then what no single record
+ * can show (unique ids, names, e-mails and SKUs; orders pointing at existing users and
+ * products; exact totals). Reports the first problem, naming the record.
+ *
+ * @example
+ * const check = checkDocument(JSON.parse(text))
+ * if (!check.ok) console.error(check.problem) // "users[3].email: must be a valid e-mail address"
+ */
+export function checkDocument(input: unknown): DocumentCheck {
+  const parsed = dbDocumentSchema.safeParse(input, { reportInput: true })
+  if (!parsed.success) {
+    const issue = parsed.error.issues[0]!
+    return { ok: false, problem: describeIssue(issue, 'document') }
+  }
+  const document = parsed.data
+  const problem =
+    uniqueness('users', document.users, [
+      ['id', (user) => String(user.id)],
+      ['name', (user) => foldCase(user.name)],
+      ['email', (user) => foldCase(user.email)],
+    ]) ??
+    uniqueness('products', document.products, [
+      ['id', (product) => String(product.id)],
+      ['sku', (product) => product.sku],
+    ]) ??
+    uniqueness('orders', document.orders, [['id', (order) => String(order.id)]]) ??
+    references(document)
+  return problem ? { ok: false, problem } : { ok: true, document }
+}
+
+function uniqueness<T>(
+  collection: string,
+  records: readonly T[],
+  keys: ReadonlyArray<[string, (record: T) => string]>,
+): string | undefined {
+  for (const [field, key] of keys) {
+    const seen = new Map<string, number>()
+    for (const [index, record] of records.entries()) {
+      const value = key(record)
+      const first = seen.get(value)
+      if (first !== undefined) {
+        return `${collection}[${index}].${field}: '${value}' is already used by ${collection}[${first}]`
+      }
+      seen.set(value, index)
+    }
+  }
+  return undefined
+}
+
+function references(document: DbDocument): string | undefined {
+  const userIds = new Set(document.users.map((user) => user.id))
+  const productIds = new Set(document.products.map((product) => product.id))
+  for (const [index, order] of document.orders.entries()) {
+    if (!userIds.has(order.userId))
+      return `orders[${index}].userId: user ${order.userId} does not exist`
+    for (const [line, item] of order.items.entries()) {
+      if (!productIds.has(item.productId)) {
+        return `orders[${index}].items[${line}].productId: product ${item.productId} does not exist`
+      }
+    }
+    const total = orderTotal(order.items)
+    if (order.total !== total)
+      return `orders[${index}].total: must be ${total} (the sum of its items), got ${order.total}`
+  }
+  return undefined
+}

@@ -1,0 +1,192 @@
+import { base, en, Faker } from '@faker-js/faker'
+import { orderTotal } from './money.js'
+import type { Order, OrderItem, OrderStatus } from './order-schema.js'
+import type { Product } from './product-schema.js'
+import type { DbSnapshot } from './store.js'
+import { foldCase } from './store.js'
+import type { User } from './user-schema.js'
+
+/** How much data to generate, and from which seed. */
+export interface SeedOptions {
+  /** Seed of the generator: the same seed and counts give byte-identical data. Default 1. */
+  seed?: number
+  /** Number of users, at least 2 (users 1 and 2 are the fixed accounts). Default 50. */
+  users?: number
+  /** Number of products. Default 30. */
+  products?: number
+  /** Number of orders, spread over the users. Default 100; needs at least one product. */
+  orders?: number
+}
+
+export const seedDefaults = { seed: 1, users: 50, products: 30, orders: 100 } as const
+
+/** Every generated timestamp lies before this fixed date, so data never depends on the clock. */
+export const REFERENCE_DATE = '2026-01-01T00:00:00.000Z'
+
+/** The password of every seeded user. */
+export const SEED_PASSWORD = 'password'
+
+/** The fixed accounts of CONTRACT B4. */
+export const fixedAccounts = [
+  { id: 1, name: 'admin', email: 'admin@example.com', status: 'active', role: 'admin' },
+  { id: 2, name: 'member', email: 'member@example.com', status: 'active', role: 'member' },
+] as const
+
+const DAY = 86_400_000
+const orderStatuses: OrderStatus[] = ['pending', 'paid', 'shipped', 'delivered', 'cancelled']
+
+/** Fills in defaults and checks the counts; throws a message fit for a CLI. */
+export function resolveSeedOptions(options: SeedOptions = {}): Required<SeedOptions> {
+  const resolved = { ...seedDefaults, ...definedOnly(options) }
+  const check = (name: keyof SeedOptions, min: number) => {
+    const value = resolved[name]
+    if (!Number.isSafeInteger(value) || value < min || (name !== 'seed' && value > 1_000_000)) {
+      throw new RangeError(
+        `${name} must be an integer from ${min} to ${name === 'seed' ? 'any safe integer' : '1000000'}, got ${value}`,
+      )
+    }
+  }
+  check('seed', Number.MIN_SAFE_INTEGER)
+  check('users', 2)
+  check('products', 0)
+  check('orders', 0)
+  if (resolved.orders > 0 && resolved.products === 0) {
+    throw new RangeError(`orders need products: got ${resolved.orders} orders and 0 products`)
+  }
+  return resolved
+}
+
+/**
+ * Generates the sandbox's data set, deterministically: faker is seeded and every date is
+ * derived from {@link REFERENCE_DATE}, never from the clock.
+ *
+ * @example
+ * const data = seedData({ seed: 7, users: 10, products: 5, orders: 20 })
+ */
+export function seedData(options: SeedOptions = {}): DbSnapshot {
+  const counts = resolveSeedOptions(options)
+  const faker = new Faker({ locale: [en, base], seed: counts.seed })
+  const reference = Date.parse(REFERENCE_DATE)
+  const users = seedUsers(faker, counts.users, reference)
+  const products = seedProducts(faker, counts.products, reference)
+  const orders = seedOrders(faker, counts.orders, users, products, reference)
+  return {
+    users,
+    products,
+    orders,
+    nextIds: { users: users.length + 1, products: products.length + 1, orders: orders.length + 1 },
+  }
+}
+
+/** `count` ascending timestamps between `from` and `to`, with a matching later `updatedAt`. */
+function timeline(faker: Faker, count: number, from: number, to: number) {
+  const created = Array.from({ length: count }, () => faker.number.int({ min: from, max: to }))
+  created.sort((a, b) => a - b)
+  return created.map((createdAt) => ({
+    createdAt: new Date(createdAt).toISOString(),
+    updatedAt: new Date(faker.number.int({ min: createdAt, max: to })).toISOString(),
+  }))
+}
+
+function uniqueValue(taken: Set<string>, candidate: string, vary: (n: number) => string): string {
+  let value = candidate
+  for (let n = 2; taken.has(foldCase(value)); n++) value = vary(n)
+  taken.add(foldCase(value))
+  return value
+}
+
+function seedUsers(faker: Faker, count: number, reference: number): User[] {
+  const times = timeline(faker, count, reference - 730 * DAY, reference - 90 * DAY)
+  const names = new Set<string>()
+  const emails = new Set<string>()
+  return times.map((time, index) => {
+    const fixed = fixedAccounts[index]
+    if (fixed) {
+      names.add(fixed.name)
+      emails.add(fixed.email)
+      return { ...fixed, ...time }
+    }
+    const firstName = faker.person.firstName()
+    const lastName = faker.person.lastName()
+    const username = faker.internet
+      .username({ firstName, lastName })
+      .replace(/[^A-Za-z0-9._-]/g, '')
+      .slice(0, 40)
+      .padEnd(2, '0')
+    const name = uniqueValue(names, username, (n) => `${username}${n}`)
+    const local = `${firstName}.${lastName}`.toLowerCase().replace(/[^a-z0-9.]/g, '')
+    const domain = faker.helpers.arrayElement(['example.com', 'example.org', 'example.net'])
+    const email = uniqueValue(emails, `${local}@${domain}`, (n) => `${local}${n}@${domain}`)
+    return {
+      id: index + 1,
+      name,
+      email,
+      status: faker.helpers.weightedArrayElement([
+        { weight: 85, value: 'active' as const },
+        { weight: 15, value: 'inactive' as const },
+      ]),
+      role: faker.helpers.weightedArrayElement([
+        { weight: 95, value: 'member' as const },
+        { weight: 5, value: 'admin' as const },
+      ]),
+      ...time,
+    }
+  })
+}
+
+function seedProducts(faker: Faker, count: number, reference: number): Product[] {
+  const times = timeline(faker, count, reference - 730 * DAY, reference - 90 * DAY)
+  const skus = new Set<string>()
+  return times.map((time, index) => {
+    const prefix = faker.string.alpha({ length: 3, casing: 'upper' })
+    const sku = uniqueValue(skus, `${prefix}-${faker.string.numeric(5)}`, (n) => `${prefix}-${n}`)
+    return {
+      id: index + 1,
+      name: faker.commerce.productName().slice(0, 100),
+      sku,
+      price: faker.number.int({ min: 100, max: 99_999 }) / 100,
+      stock: faker.number.int({ min: 0, max: 500 }),
+      status: faker.helpers.weightedArrayElement([
+        { weight: 9, value: 'active' as const },
+        { weight: 1, value: 'inactive' as const },
+      ]),
+      ...time,
+    }
+  })
+}
+
+function seedOrders(
+  faker: Faker,
+  count: number,
+  users: User[],
+  products: Product[],
+  reference: number,
+): Order[] {
+  const times = timeline(faker, count, reference - 90 * DAY, reference - 1)
+  return times.map((time, index) => {
+    // The member account (user 2) always owns a few orders, so member flows have data.
+    const userId = index < 3 ? 2 : faker.number.int({ min: 1, max: users.length })
+    const picked = faker.helpers.arrayElements(products, {
+      min: 1,
+      max: Math.min(4, products.length),
+    })
+    const items: OrderItem[] = picked.map((product) => ({
+      productId: product.id,
+      productName: product.name,
+      quantity: faker.number.int({ min: 1, max: 5 }),
+      unitPrice: product.price,
+    }))
+    return {
+      id: index + 1,
+      userId,
+      status: orderStatuses[index] ?? faker.helpers.arrayElement(orderStatuses),
+      items,
+      total: orderTotal(items),
+      ...time,
+    }
+  })
+}
+
+function definedOnly<T extends object>(value: T): Partial<T> {
+  return Object.fromEntries(Object.entries(value).filter(([, v]) => v !== undefined)) as Partial<T>
+}

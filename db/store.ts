@@ -1,0 +1,106 @@
+import type { Order } from './order-schema.js'
+import type { Product } from './product-schema.js'
+import { Table } from './table.js'
+import type { User } from './user-schema.js'
+
+/** The whole data set as one JSON document: what `GET /__sandbox/db` returns. */
+export interface DbDocument {
+  users: User[]
+  products: Product[]
+  orders: Order[]
+}
+
+/** A document plus the id sequences, so a restore continues exactly where the snapshot was. */
+export interface DbSnapshot extends DbDocument {
+  nextIds: { users: number; products: number; orders: number }
+}
+
+/** Key under which a name or e-mail is unique: case-insensitive. */
+export function foldCase(value: string): string {
+  return value.toLowerCase()
+}
+
+function createTables() {
+  return {
+    users: new Table<User, 'name' | 'email'>({
+      unique: {
+        name: { key: (user) => foldCase(user.name) },
+        email: { key: (user) => foldCase(user.email) },
+      },
+    }),
+    products: new Table<Product, 'sku'>({ unique: { sku: { key: (product) => product.sku } } }),
+    orders: new Table<Order, never, 'userId' | 'productId'>({
+      groups: {
+        userId: { keys: (order) => [order.userId] },
+        productId: { keys: (order) => order.items.map((item) => item.productId) },
+      },
+    }),
+  }
+}
+
+/**
+ * One sandbox's data: users, products and orders, each an indexed {@link Table}.
+ * Writes go through the tables; call {@link Store.changed} after a logical change so
+ * subscribers (persistence, cross-tab sync) hear about it once.
+ *
+ * @example
+ * const user = store.users.get(1)
+ * store.users.findUnique('email', 'admin@example.com')
+ */
+export class Store {
+  readonly users
+  readonly products
+  readonly orders
+  readonly #listeners = new Set<() => void>()
+
+  constructor(snapshot?: DbSnapshot) {
+    const tables = createTables()
+    this.users = tables.users
+    this.products = tables.products
+    this.orders = tables.orders
+    if (snapshot) this.restore(snapshot)
+  }
+
+  /** A copy of the data and id sequences. Records are frozen, so this is cheap. */
+  snapshot(): DbSnapshot {
+    return {
+      users: [...this.users.all()],
+      products: [...this.products.all()],
+      orders: [...this.orders.all()],
+      nextIds: {
+        users: this.users.nextId,
+        products: this.products.nextId,
+        orders: this.orders.nextId,
+      },
+    }
+  }
+
+  /** The data as one JSON document. */
+  toJSON(): DbDocument {
+    return {
+      users: [...this.users.all()],
+      products: [...this.products.all()],
+      orders: [...this.orders.all()],
+    }
+  }
+
+  /** Replaces all data with a snapshot or a (validated) document, then notifies once. */
+  restore(snapshot: DbDocument | DbSnapshot): void {
+    const nextIds = 'nextIds' in snapshot ? snapshot.nextIds : undefined
+    this.users.load(snapshot.users, nextIds?.users)
+    this.products.load(snapshot.products, nextIds?.products)
+    this.orders.load(snapshot.orders, nextIds?.orders)
+    this.changed()
+  }
+
+  /** Tells subscribers that the data changed. */
+  changed(): void {
+    for (const listener of this.#listeners) listener()
+  }
+
+  /** Calls `listener` after every change; returns the function that unsubscribes. */
+  subscribe(listener: () => void): () => void {
+    this.#listeners.add(listener)
+    return () => this.#listeners.delete(listener)
+  }
+}

@@ -1,0 +1,28 @@
+import { type CodeName, codes } from './codes.js'
+
+/**
+ * The one error type of the API: an HTTP status, a business code (CONTRACT B5) and a
+ * message for humans. Thrown anywhere while handling a request, it becomes the error
+ * envelope `{ code, message, data: null }` in one place.
+ *
+ * @example
+ * throw ApiError.of('notFound', 'user 42 not found')
+ */
+export class ApiError extends Error {
+  override readonly name = 'ApiError'
+
+  constructor(
+    readonly status: number,
+    readonly code: number,
+    message: string,
+    readonly headers: Readonly<Record<string, string>> = {},
+  ) {
+    super(message)
+  }
+
+  /** An error for a catalogued code, with its default message unless one is given. */
+  static of(name: CodeName, message?: string, headers?: Record<string, string>): ApiError {
+    const entry = codes[name]
+    return new ApiError(entry.status, entry.code, message ?? entry.message, headers)
+  }
+}

@@ -1,0 +1,51 @@
+import type { SandboxInstance } from '../sandbox/instance.js'
+import { ApiError } from './api-error.js'
+import type { Principal } from './operation.js'
+
+/** The fixed tokens of CONTRACT B4 and the users they stand for. */
+export const fixedTokens = [
+  { token: 'sandbox-admin-token', userId: 1 },
+  { token: 'sandbox-member-token', userId: 2 },
+] as const
+
+const challenge = { 'www-authenticate': 'Bearer' }
+
+/** A 401 with its `WWW-Authenticate: Bearer` challenge. */
+export function unauthorized(
+  name: 'authenticationRequired' | 'invalidToken' | 'wrongCredentials',
+  message?: string,
+): ApiError {
+  return ApiError.of(name, message, challenge)
+}
+
+/**
+ * Resolves the caller from `Authorization: Bearer <token>` (CONTRACT B4): missing → 40100;
+ * malformed, unknown, revoked or expired → 40101. With auth off, no header means the admin.
+ */
+export function authenticate(header: string | null, instance: SandboxInstance): Principal {
+  if (header === null || header.trim() === '') {
+    if (!instance.config.auth) return { userId: 1, role: 'admin', session: false }
+    throw unauthorized(
+      'authenticationRequired',
+      'authentication required: send Authorization: Bearer <token>',
+    )
+  }
+  const match = /^Bearer[ ]+([\x21-\x7e]+)[ ]*$/i.exec(header)
+  if (!match)
+    throw unauthorized('invalidToken', "invalid token: Authorization must be 'Bearer <token>'")
+  const token = match[1]!
+  const fixed = fixedTokens.find((entry) => safeEqual(entry.token, token))
+  const userId = fixed ? fixed.userId : instance.sessions.userFor(token)
+  if (userId === undefined) throw unauthorized('invalidToken')
+  const user = instance.store.users.get(userId)
+  if (!user) throw unauthorized('invalidToken', 'invalid token: its user no longer exists')
+  return { userId, role: user.role, token, session: !fixed }
+}
+
+/** Compares two strings in time that depends only on their lengths, not on where they differ. */
+export function safeEqual(a: string, b: string): boolean {
+  let difference = a.length ^ b.length
+  for (let i = 0; i < a.length; i++)
+    difference |= a.charCodeAt(i) ^ b.charCodeAt(i % (b.length || 1))
+  return difference === 0
+}

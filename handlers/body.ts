@@ -1,0 +1,122 @@
+import { z } from 'zod'
+import { describeIssue } from '../db/issues.js'
+import { ApiError } from './api-error.js'
+import type { ApiRequest } from './exchange.js'
+
+/** Bodies larger than this are refused with 413 / 41300 (CONTRACT B5). */
+export const BODY_LIMIT = 1024 * 1024
+
+const jsonType = /^application\/(?:json|[\w.+-]+\+json)\s*(?:;|$)/i
+
+/**
+ * Reads a JSON request body in the order of CONTRACT B4: size (413), then media type (415),
+ * then JSON syntax (400 / 40004).
+ */
+export async function readJsonBody(request: ApiRequest, limit = BODY_LIMIT): Promise<unknown> {
+  const declared = request.header('content-length')
+  const tooLarge = () =>
+    ApiError.of(
+      'payloadTooLarge',
+      `body larger than ${limit === BODY_LIMIT ? '1 MiB' : `${limit} bytes`}`,
+    )
+  if (declared !== null && Number(declared) > limit) throw tooLarge()
+  const type = request.header('content-type')
+  const bytes = await request.readBody(limit)
+  if (bytes === 'too-large') throw tooLarge()
+  if (type === null || !jsonType.test(type)) {
+    throw ApiError.of(
+      'unsupportedMediaType',
+      `body is not application/json (Content-Type: ${type === null ? 'missing' : `'${type.slice(0, 80)}'`})`,
+    )
+  }
+  if (bytes.byteLength === 0)
+    throw ApiError.of('malformedJson', 'malformed JSON body: the body is empty')
+  let text: string
+  try {
+    text = new TextDecoder('utf-8', { fatal: true }).decode(bytes)
+  } catch {
+    throw ApiError.of('malformedJson', 'malformed JSON body: not valid UTF-8')
+  }
+  try {
+    return JSON.parse(text)
+  } catch (error) {
+    const reason = error instanceof SyntaxError ? error.message.slice(0, 120) : 'too deeply nested'
+    throw ApiError.of('malformedJson', `malformed JSON body: ${reason}`)
+  }
+}
+
+export interface BodyRules {
+  /** Strict mode: unknown and read-only fields are errors instead of being ignored. */
+  strict: boolean
+  /** Field names that exist on the record but no client may write. */
+  readOnly: readonly string[]
+}
+
+/**
+ * Validates a parsed body against a zod schema: 422 / 42200 naming every failing field and
+ * why. Unknown and read-only fields are dropped, or reported in strict mode.
+ */
+export function validateBody<S extends z.ZodType>(
+  schema: S,
+  body: unknown,
+  rules: BodyRules,
+): z.output<S> {
+  const problems = rules.strict ? extraFields(schema, body, '', rules.readOnly) : []
+  const result = schema.safeParse(body, { reportInput: true })
+  if (!result.success) problems.push(...result.error.issues.map((issue) => describeIssue(issue)))
+  if (problems.length > 0 || !result.success) {
+    throw ApiError.of('validationFailed', `validation failed: ${problems.join('; ')}`)
+  }
+  return result.data
+}
+
+/** The message for a field-level 422 raised by a handler (e.g. an inactive product). */
+export function invalidField(path: string, reason: string): ApiError {
+  return ApiError.of('validationFailed', `validation failed: ${path}: ${reason}`)
+}
+
+function extraFields(
+  schema: z.ZodType,
+  value: unknown,
+  path: string,
+  readOnly: readonly string[],
+): string[] {
+  const inner = unwrap(schema)
+  if (inner instanceof z.ZodArray && Array.isArray(value)) {
+    return value.flatMap((item, index) =>
+      extraFields(inner.element as z.ZodType, item, `${path}[${index}]`, readOnly),
+    )
+  }
+  if (
+    !(inner instanceof z.ZodObject) ||
+    typeof value !== 'object' ||
+    value === null ||
+    Array.isArray(value)
+  ) {
+    return []
+  }
+  const shape = inner.shape as Record<string, z.ZodType>
+  const problems: string[] = []
+  for (const [key, child] of Object.entries(value)) {
+    const at = path ? `${path}.${key}` : key
+    const field = Object.hasOwn(shape, key) ? shape[key] : undefined
+    if (field) problems.push(...extraFields(field, child, at, readOnly))
+    else
+      problems.push(
+        `${at}: ${readOnly.includes(key) ? 'is read-only' : 'is not a known field'} (strict mode)`,
+      )
+  }
+  return problems
+}
+
+function unwrap(schema: z.ZodType): z.ZodType {
+  let current = schema
+  while (
+    current instanceof z.ZodOptional ||
+    current instanceof z.ZodDefault ||
+    current instanceof z.ZodNullable
+  ) {
+    current = current.unwrap() as z.ZodType
+  }
+  return current
+}

@@ -1,0 +1,177 @@
+import { z } from 'zod'
+import { checkDocument, dbDocumentSchema } from '../db/document.js'
+import type { SandboxInstance } from '../sandbox/instance.js'
+import { runtimeConfigPatchSchema, runtimeConfigSchema } from '../sandbox/runtime-config.js'
+import { ApiError } from './api-error.js'
+import { readJsonBody, validateBody } from './body.js'
+import type { ListPayload } from './envelope.js'
+import { noContent, success } from './envelope.js'
+import type { ApiRequest, ApiResponse } from './exchange.js'
+import { PAGE_SIZE_DEFAULT, PAGE_SIZE_MAX } from './list-query.js'
+import { integerParameter, single } from './query-params.js'
+import { operationFor, Router } from './router.js'
+
+/** Data documents may be larger than API bodies (1 MiB): they hold the whole data set. */
+export const DOCUMENT_LIMIT = 64 * 1024 * 1024
+
+export interface ControlContext {
+  request: ApiRequest
+  instance: SandboxInstance
+  readJson(limit?: number): Promise<unknown>
+}
+
+export interface ControlOperation {
+  docs: {
+    summary: string
+    description?: string
+    success: { status: number; data: z.ZodType | null; list?: boolean }
+    body?: z.ZodType
+  }
+  run(context: ControlContext): ApiResponse | Promise<ApiResponse>
+}
+
+/** One request of the journal (`GET /__sandbox/requests`). */
+export const journalEntrySchema = z
+  .object({
+    id: z.int(),
+    at: z.iso.datetime({ precision: 3 }),
+    method: z.string(),
+    path: z.string(),
+    query: z.record(z.string(), z.union([z.string(), z.array(z.string())])),
+    status: z.int().meta({ description: 'HTTP status; 0 when the connection was dropped.' }),
+    durationMs: z.number(),
+    requestBody: z.unknown().optional().meta({ description: 'The JSON body, passwords redacted.' }),
+    responseCode: z.int().nullable(),
+  })
+  .meta({ id: 'JournalEntry' })
+
+const countsSchema = z
+  .object({ users: z.int(), products: z.int(), orders: z.int() })
+  .meta({ id: 'DbCounts' })
+
+function counts(instance: SandboxInstance) {
+  const { users, products, orders } = instance.store
+  return { users: users.size, products: products.size, orders: orders.size }
+}
+
+export const controlRouter = new Router<ControlOperation>([
+  {
+    path: '/db',
+    operations: {
+      GET: {
+        docs: {
+          summary: 'The data as one document',
+          success: { status: 200, data: dbDocumentSchema },
+        },
+        run: ({ instance }) => success(instance.store.toJSON()),
+      },
+      PUT: {
+        docs: {
+          summary: 'Replace all data',
+          description:
+            'Every record and every reference is validated first; on a problem (422) nothing changes.',
+          success: { status: 200, data: countsSchema },
+          body: dbDocumentSchema,
+        },
+        async run({ instance, readJson }) {
+          const check = checkDocument(await readJson(DOCUMENT_LIMIT))
+          if (!check.ok)
+            throw ApiError.of('validationFailed', `validation failed: ${check.problem}`)
+          instance.store.restore(check.document)
+          return success(counts(instance))
+        },
+      },
+      DELETE: {
+        docs: { summary: 'Reset the data to the seed', success: { status: 204, data: null } },
+        run({ instance }) {
+          instance.resetData()
+          return noContent()
+        },
+      },
+    },
+  },
+  {
+    path: '/requests',
+    operations: {
+      GET: {
+        docs: {
+          summary: 'The request journal, oldest first',
+          description:
+            'The last 1,000 API requests of this sandbox; `page` and `pageSize` as for collections.',
+          success: { status: 200, data: journalEntrySchema, list: true },
+        },
+        run({ instance, request }) {
+          const params = request.url.searchParams
+          const rawPage = single(params, 'page')
+          const rawSize = single(params, 'pageSize')
+          const page =
+            rawPage === undefined
+              ? 1
+              : integerParameter('page', rawPage, 1, Number.MAX_SAFE_INTEGER)
+          const pageSize =
+            rawSize === undefined
+              ? PAGE_SIZE_DEFAULT
+              : integerParameter('pageSize', rawSize, 1, PAGE_SIZE_MAX)
+          const entries = instance.journal.entries()
+          const start = (page - 1) * pageSize
+          const payload: ListPayload<unknown> = {
+            list: entries.slice(start, start + pageSize),
+            total: entries.length,
+            page,
+            pageSize,
+          }
+          return success(payload)
+        },
+      },
+      DELETE: {
+        docs: { summary: 'Clear the request journal', success: { status: 204, data: null } },
+        run({ instance }) {
+          instance.journal.clear()
+          return noContent()
+        },
+      },
+    },
+  },
+  {
+    path: '/config',
+    operations: {
+      GET: {
+        docs: {
+          summary: 'The runtime settings',
+          success: { status: 200, data: runtimeConfigSchema },
+        },
+        run: ({ instance }) => success(instance.config),
+      },
+      PATCH: {
+        docs: {
+          summary: 'Change runtime settings of this sandbox',
+          success: { status: 200, data: runtimeConfigSchema },
+          body: runtimeConfigPatchSchema,
+        },
+        async run({ instance, readJson }) {
+          const changes = validateBody(runtimeConfigPatchSchema, await readJson(), {
+            strict: true,
+            readOnly: [],
+          })
+          instance.config = { ...instance.config, ...changes }
+          if (changes.errorRate !== undefined || changes.dropRate !== undefined) instance.reseed()
+          return success(instance.config)
+        },
+      },
+    },
+  },
+])
+
+/** Handles a request under `/__sandbox` (the path without that prefix). */
+export function handleControl(
+  request: ApiRequest,
+  path: string,
+  instance: SandboxInstance,
+): Promise<ApiResponse> {
+  const match = controlRouter.match(path)
+  if (!match) throw ApiError.of('notFound', `no control route ${request.method} /__sandbox${path}`)
+  const operation = operationFor(match.route, request.method)
+  return Promise.resolve(
+    operation.run({ request, instance, readJson: (limit) => readJsonBody(request, limit) }),
+  )
+}

@@ -1,0 +1,78 @@
+import type { ApiError } from './api-error.js'
+import { codes } from './codes.js'
+import type { ApiResponse } from './exchange.js'
+
+export const JSON_CONTENT_TYPE = 'application/json; charset=utf-8'
+
+/** The success envelope `{ code: 0, message: 'success', data }` with its status. */
+export function success(
+  data: unknown,
+  status = 200,
+  headers: Record<string, string> = {},
+): ApiResponse {
+  return json(
+    status,
+    codes.success.code,
+    { code: codes.success.code, message: codes.success.message, data },
+    headers,
+  )
+}
+
+/** The failure envelope `{ code, message, data: null }` of an {@link ApiError}. */
+export function failure(error: ApiError): ApiResponse {
+  return json(
+    error.status,
+    error.code,
+    { code: error.code, message: error.message, data: null },
+    { ...error.headers },
+  )
+}
+
+/** A dropped connection: no status, no body (fault injection). */
+export function dropped(): ApiResponse {
+  return { status: 0, headers: {}, body: null, code: null, drop: true }
+}
+
+/** `204 No Content`. */
+export function noContent(headers: Record<string, string> = {}): ApiResponse {
+  return { status: 204, headers, body: null, code: codes.success.code }
+}
+
+function json(
+  status: number,
+  code: number,
+  payload: unknown,
+  headers: Record<string, string>,
+): ApiResponse {
+  return {
+    status,
+    code,
+    headers: { 'content-type': JSON_CONTENT_TYPE, ...headers },
+    body: JSON.stringify(payload),
+  }
+}
+
+/** The `data` of a collection read (CONTRACT A). */
+export interface ListPayload<T> {
+  list: T[]
+  total: number
+  page: number
+  pageSize: number
+}
+
+/** A success response body. */
+export interface SuccessEnvelope<T> {
+  code: 0
+  message: 'success'
+  data: T
+}
+
+/** A failure response body: a business code of CONTRACT B5 and `data: null`. */
+export interface ErrorEnvelope {
+  code: number
+  message: string
+  data: null
+}
+
+/** Any response body of the API. */
+export type Envelope<T> = SuccessEnvelope<T> | ErrorEnvelope

@@ -1,0 +1,72 @@
+/**
+ * The request and response the sandbox's pipeline works on: the least a transport must
+ * provide, so the same pipeline serves MSW's handlers (browser and tests) and the Node server.
+ */
+export interface ApiRequest {
+  /** Upper-case method, e.g. `GET`. */
+  readonly method: string
+  readonly url: URL
+  /** A request header by lower-case name, or null. */
+  header(name: string): string | null
+  /**
+   * Reads the body, at most `limit` bytes: the bytes, or `'too-large'` as soon as the
+   * body turns out bigger (the rest is not read).
+   */
+  readBody(limit: number): Promise<Uint8Array | 'too-large'>
+}
+
+export interface ApiResponse {
+  status: number
+  headers: Record<string, string>
+  /** JSON text, or null for no body (204, HEAD). */
+  body: string | null
+  /** The business code of the envelope (0 for success, also for 204); null when dropped. */
+  code: number | null
+  /** Set when the sandbox drops the connection instead of answering (fault injection). */
+  drop?: boolean
+}
+
+/** Adapts a Fetch API `Request` (what MSW hands its handlers). */
+export function fromFetchRequest(request: Request): ApiRequest {
+  return {
+    method: request.method.toUpperCase(),
+    url: new URL(request.url),
+    header: (name) => request.headers.get(name),
+    readBody: (limit) => readStream(request.body, limit),
+  }
+}
+
+/** Reads a byte stream up to `limit` bytes, cancelling it as soon as it is longer. */
+export async function readStream(
+  stream: ReadableStream<Uint8Array> | null,
+  limit: number,
+): Promise<Uint8Array | 'too-large'> {
+  if (!stream) return new Uint8Array(0)
+  const reader = stream.getReader()
+  const chunks: Uint8Array[] = []
+  let size = 0
+  for (;;) {
+    const { done, value } = await reader.read()
+    if (done) break
+    size += value.byteLength
+    if (size > limit) {
+      // Not awaited: cancelling one branch of a tee'd body (MSW clones requests) settles
+      // only when the other branch is cancelled too, which may be never.
+      reader.cancel().catch(() => undefined)
+      return 'too-large'
+    }
+    chunks.push(value)
+  }
+  return concat(chunks, size)
+}
+
+export function concat(chunks: readonly Uint8Array[], size: number): Uint8Array {
+  if (chunks.length === 1) return chunks[0]!
+  const bytes = new Uint8Array(size)
+  let offset = 0
+  for (const chunk of chunks) {
+    bytes.set(chunk, offset)
+    offset += chunk.byteLength
+  }
+  return bytes
+}

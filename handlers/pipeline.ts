@@ -1,0 +1,227 @@
+import type { SandboxInstance } from '../sandbox/instance.js'
+import { queryObject, redact } from '../sandbox/journal.js'
+import { drawDelay } from '../sandbox/runtime-config.js'
+import { ApiError } from './api-error.js'
+import { authenticate } from './auth.js'
+import { readJsonBody } from './body.js'
+import { dropped, failure, noContent } from './envelope.js'
+import type { ApiRequest, ApiResponse } from './exchange.js'
+import type { Operation, OperationContext, Principal } from './operation.js'
+import { forcedError, parsePrefer } from './preferences.js'
+import { clip, invalidParameter, rejectUnknown } from './query-params.js'
+import { allowHeader, operationFor } from './router.js'
+import { apiRouter } from './routes.js'
+
+/** What the pipeline needs from the sandbox that runs it. */
+export interface PipelineHost {
+  /** Where resources live: '' (the root) or e.g. '/api'. */
+  readonly basePath: string
+  /** The sandbox for an `X-Sandbox-Id` (null: the default one), created on first use. */
+  instanceFor(name: string | null): SandboxInstance
+  /** Milliseconds since the epoch (a settable clock for tests). */
+  now(): number
+  /** Handles `/__sandbox/...` (the control API), or null when it is off. */
+  control(request: ApiRequest, path: string, instance: SandboxInstance): Promise<ApiResponse> | null
+  /** Handles the sandbox's own documents (`/openapi.json`), or null for other paths. */
+  documents(request: ApiRequest, path: string): ApiResponse | null
+  /** Called with anything unexpected thrown while handling a request (it answers 500). */
+  onUnexpectedError(error: unknown): void
+}
+
+const CONTROL_PREFIX = '/__sandbox'
+const SANDBOX_ID = /^[A-Za-z0-9_.-]{1,64}$/
+const REQUEST_ID = /^[\x21-\x7e]{1,200}$/
+const WRITES = new Set(['POST', 'PUT', 'PATCH', 'DELETE'])
+
+/**
+ * Handles one request from start to finish, in the order of checks of CONTRACT B4, and never
+ * throws: every failure becomes an envelope, anything unexpected a 500 that leaks nothing.
+ */
+export async function handle(host: PipelineHost, request: ApiRequest): Promise<ApiResponse> {
+  const sent = request.header('x-request-id')
+  const requestId = sent !== null && REQUEST_ID.test(sent) ? sent : newRequestId()
+  let response: ApiResponse
+  try {
+    response = await dispatch(host, request)
+  } catch (error) {
+    response = toErrorResponse(host, error)
+  }
+  response.headers['x-request-id'] = requestId
+  if (request.method === 'HEAD') response.body = null
+  return response
+}
+
+async function dispatch(host: PipelineHost, request: ApiRequest): Promise<ApiResponse> {
+  const { pathname } = request.url
+  const documents = host.documents(request, pathname)
+  if (documents) return documents
+  const isControl = pathname === CONTROL_PREFIX || pathname.startsWith(`${CONTROL_PREFIX}/`)
+  const { basePath } = host
+  const underBase = basePath === '' || pathname === basePath || pathname.startsWith(`${basePath}/`)
+  if (!isControl && !underBase) throw noRoute(request)
+  const instance = host.instanceFor(sandboxId(request))
+  if (isControl) {
+    const answer = host.control(request, pathname.slice(CONTROL_PREFIX.length) || '/', instance)
+    if (!answer) throw noRoute(request)
+    return answer
+  }
+  return journaled(host, instance, request, pathname.slice(basePath.length) || '/')
+}
+
+/** Runs an API request and records it in the sandbox's journal. */
+async function journaled(
+  host: PipelineHost,
+  instance: SandboxInstance,
+  request: ApiRequest,
+  path: string,
+): Promise<ApiResponse> {
+  const at = new Date(host.now()).toISOString()
+  const started = performance.now()
+  const seen: { body?: unknown } = {}
+  let response: ApiResponse
+  try {
+    response = await runApi(host, instance, request, path, seen)
+  } catch (error) {
+    response = toErrorResponse(host, error)
+  }
+  if (request.method !== 'OPTIONS') {
+    instance.journal.add({
+      at,
+      method: request.method,
+      path: request.url.pathname,
+      query: queryObject(request.url.searchParams),
+      status: response.status,
+      durationMs: Math.round((performance.now() - started) * 100) / 100,
+      ...('body' in seen ? { requestBody: redact(seen.body) } : {}),
+      responseCode: response.code,
+    })
+  }
+  return response
+}
+
+async function runApi(
+  host: PipelineHost,
+  instance: SandboxInstance,
+  request: ApiRequest,
+  path: string,
+  seen: { body?: unknown },
+): Promise<ApiResponse> {
+  const { config } = instance
+  const requestedDelay = delayHeader(request)
+  const delay = requestedDelay ?? drawDelay(config.delay, instance.delayRandom)
+  if (delay > 0) await sleep(delay)
+  if (config.dropRate > 0 || config.errorRate > 0) {
+    const roll = instance.faultRandom()
+    if (roll < config.dropRate) return dropped()
+    if (roll < config.dropRate + config.errorRate) {
+      const name = instance.faultRandom() < 0.5 ? 'internalError' : 'serviceUnavailable'
+      throw ApiError.of(
+        name,
+        `${name === 'internalError' ? 'internal server error' : 'service unavailable'} (injected fault)`,
+      )
+    }
+  }
+  const match = apiRouter.match(path)
+  if (!match) throw noRoute(request)
+  if (request.method === 'OPTIONS') return noContent({ allow: allowHeader(match.route) })
+  const operation = operationFor(match.route, request.method)
+  const principal =
+    operation.auth === false ? null : authenticate(request.header('authorization'), instance)
+  const preferences = parsePrefer(request)
+  const forced = forcedError(preferences, allowHeader(match.route))
+  if (forced) throw forced
+  if (principal) authorize(operation, principal, match.params)
+  const ids = pathIds(match.params)
+  const query = request.url.searchParams
+  if (config.strict && !operation.docs.query) rejectUnknown(query, [])
+  const context: OperationContext = {
+    request,
+    instance,
+    ids,
+    query,
+    principal,
+    strict: config.strict,
+    basePath: host.basePath,
+    now: () => new Date(host.now()).toISOString(),
+    wantsRepresentation: preferences.representation,
+    async readJson() {
+      const body = await readJsonBody(request)
+      seen.body = body
+      return body
+    },
+  }
+  const response = await operation.run(context)
+  if (WRITES.has(request.method) && response.status < 300) instance.store.changed()
+  return response
+}
+
+/** 403 / 40300 unless the caller is an admin or the operation permits them. */
+function authorize(
+  operation: Operation,
+  principal: Principal,
+  params: Record<string, string>,
+): void {
+  if (principal.role === 'admin') return
+  if (operation.permit?.(principal, params)) return
+  throw ApiError.of('permissionDenied')
+}
+
+/** Path ids must be positive integers (400 / 40000), e.g. `GET /users/create`. */
+function pathIds(params: Record<string, string>): Record<string, number> {
+  const ids: Record<string, number> = {}
+  for (const [name, raw] of Object.entries(params)) {
+    const value = /^[1-9]\d{0,15}$/.test(raw) ? Number(raw) : Number.NaN
+    if (!Number.isSafeInteger(value))
+      throw invalidParameter(`${name} must be a positive integer, got '${clip(raw)}'`)
+    ids[name] = value
+  }
+  return ids
+}
+
+function sandboxId(request: ApiRequest): string | null {
+  const name = request.header('x-sandbox-id')
+  if (name === null) return null
+  if (!SANDBOX_ID.test(name)) {
+    throw invalidParameter(
+      `X-Sandbox-Id must be 1-64 characters of A-Z a-z 0-9 _ . -, got '${clip(name)}'`,
+    )
+  }
+  return name
+}
+
+function delayHeader(request: ApiRequest): number | undefined {
+  const raw = request.header('x-sandbox-delay')
+  if (raw === null) return undefined
+  const value = /^\d{1,5}$/.test(raw.trim()) ? Number(raw.trim()) : Number.NaN
+  if (!(value <= 60_000))
+    throw invalidParameter(
+      `X-Sandbox-Delay must be an integer from 0 to 60000 (ms), got '${clip(raw)}'`,
+    )
+  return value
+}
+
+function noRoute(request: ApiRequest): ApiError {
+  return ApiError.of(
+    'notFound',
+    `no route for ${request.method} ${clip(request.url.pathname, 100)}`,
+  )
+}
+
+function toErrorResponse(host: PipelineHost, error: unknown): ApiResponse {
+  if (error instanceof ApiError) return failure(error)
+  host.onUnexpectedError(error)
+  return failure(ApiError.of('internalError'))
+}
+
+function sleep(ms: number): Promise<void> {
+  return new Promise((resolve) => setTimeout(resolve, ms))
+}
+
+let fallbackRequestId = 0
+
+function newRequestId(): string {
+  return (
+    globalThis.crypto?.randomUUID?.() ??
+    `req-${Date.now().toString(36)}-${(fallbackRequestId++).toString(36)}`
+  )
+}

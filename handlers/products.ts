@@ -1,0 +1,173 @@
+import type { Product } from '../db/product-schema.js'
+import {
+  productCreateSchema,
+  productPatchSchema,
+  productReplaceSchema,
+  productSchema,
+} from '../db/product-schema.js'
+import { ApiError } from './api-error.js'
+import { validateBody } from './body.js'
+import { success } from './envelope.js'
+import type { ListSpec } from './list-query.js'
+import { parseListQuery, parseRecordQuery, runListQuery, selectFields } from './list-query.js'
+import type { Operation, OperationContext } from './operation.js'
+import { anyone } from './operation.js'
+import { created, deleted, notFound } from './responses.js'
+import type { Route } from './router.js'
+
+const fields = productSchema.keyof().options
+const readOnly = ['id', 'createdAt', 'updatedAt']
+
+export const productListSpec: ListSpec<Product> = {
+  fields,
+  sortable: ['id', 'name', 'sku', 'price', 'stock', 'createdAt', 'updatedAt'],
+  statuses: productSchema.shape.status.options,
+  keywordText: (product) => `${product.name}\u0000${product.sku}`,
+}
+
+const docsSpec = { fields, sortable: productListSpec.sortable, statuses: productListSpec.statuses }
+
+function pathProduct(context: OperationContext): Product {
+  const id = context.ids.product_id!
+  const product = context.instance.store.products.get(id)
+  if (!product) throw notFound('product', id)
+  return product
+}
+
+function assertUniqueSku(context: OperationContext, sku: string, selfId?: number): void {
+  const holder = context.instance.store.products.findUnique('sku', sku)
+  if (holder && holder.id !== selfId) throw ApiError.of('skuTaken', `SKU already exists: '${sku}'`)
+}
+
+/** Prices are kept in whole cents, whatever float noise the client sent (0.1 + 0.2 → 0.3). */
+function inCents<T extends { price?: number | undefined }>(input: T): T {
+  return input.price === undefined
+    ? input
+    : { ...input, price: Math.round(input.price * 100) / 100 }
+}
+
+async function update(context: OperationContext, replace: boolean) {
+  const body = await context.readJson()
+  const product = pathProduct(context)
+  const schema = replace ? productReplaceSchema : productPatchSchema
+  const changes = inCents(validateBody(schema, body, { strict: context.strict, readOnly }))
+  const next: Product = { ...product, ...changes, updatedAt: context.now() }
+  assertUniqueSku(context, next.sku, product.id)
+  return success(context.instance.store.products.replace(next))
+}
+
+const listProducts: Operation = {
+  permit: anyone,
+  docs: {
+    summary: 'List products',
+    tags: ['products'],
+    success: { status: 200, data: productSchema, list: true },
+    query: 'list',
+    listSpec: docsSpec,
+    errors: [],
+  },
+  run(context) {
+    const query = parseListQuery(context.query, productListSpec, context.strict)
+    return success(runListQuery(context.instance.store.products.all(), query, productListSpec))
+  },
+}
+
+const createProduct: Operation = {
+  docs: {
+    summary: 'Create a product',
+    tags: ['products'],
+    success: { status: 201, data: productSchema },
+    body: productCreateSchema,
+    errors: ['validationFailed', 'skuTaken'],
+  },
+  async run(context) {
+    const body = await context.readJson()
+    const input = inCents(
+      validateBody(productCreateSchema, body, { strict: context.strict, readOnly }),
+    )
+    assertUniqueSku(context, input.sku)
+    const now = context.now()
+    const product = context.instance.store.products.insert({
+      ...input,
+      createdAt: now,
+      updatedAt: now,
+    })
+    return created(context, `/products/${product.id}`, product)
+  },
+}
+
+const getProduct: Operation = {
+  permit: anyone,
+  docs: {
+    summary: 'Get a product',
+    tags: ['products'],
+    success: { status: 200, data: productSchema },
+    query: 'fields',
+    listSpec: docsSpec,
+    errors: ['notFound'],
+  },
+  run(context) {
+    const selected = parseRecordQuery(context.query, fields, context.strict)
+    return success(selectFields(pathProduct(context), selected))
+  },
+}
+
+const replaceProduct: Operation = {
+  docs: {
+    summary: 'Replace a product',
+    description: 'Every writable field is required.',
+    tags: ['products'],
+    success: { status: 200, data: productSchema },
+    body: productReplaceSchema,
+    errors: ['notFound', 'validationFailed', 'skuTaken'],
+  },
+  run: (context) => update(context, true),
+}
+
+const patchProduct: Operation = {
+  docs: {
+    summary: 'Update a product partially',
+    tags: ['products'],
+    success: { status: 200, data: productSchema },
+    body: productPatchSchema,
+    errors: ['notFound', 'validationFailed', 'skuTaken'],
+  },
+  run: (context) => update(context, false),
+}
+
+const deleteProduct: Operation = {
+  docs: {
+    summary: 'Delete a product',
+    description:
+      'A product that orders refer to cannot be deleted (409 / 40903): set it inactive instead.',
+    tags: ['products'],
+    success: { status: 204, data: null },
+    errors: ['notFound', 'productInUse'],
+  },
+  run(context) {
+    const product = pathProduct(context)
+    const { orders, products } = context.instance.store
+    const uses = orders.groupSize('productId', product.id)
+    if (uses > 0) {
+      throw ApiError.of(
+        'productInUse',
+        `product ${product.id} is referenced by ${uses} order${uses === 1 ? '' : 's'}; set its status to inactive instead`,
+      )
+    }
+    products.delete(product.id)
+    return deleted(context, product)
+  },
+}
+
+export const productRoutes: Route<Operation>[] = [
+  { path: '/products', operations: { GET: listProducts, POST: createProduct } },
+  {
+    path: '/products/{product_id}',
+    operations: {
+      GET: getProduct,
+      PUT: replaceProduct,
+      PATCH: patchProduct,
+      DELETE: deleteProduct,
+    },
+  },
+]

@@ -1,0 +1,58 @@
+import { ApiError } from './api-error.js'
+
+/** A parameter failed: 400 / 40000, naming the parameter. */
+export function invalidParameter(message: string): ApiError {
+  return ApiError.of('invalidParameter', message)
+}
+
+/**
+ * The single value of a query parameter, or undefined when absent.
+ * A parameter given twice is a 400 (CONTRACT B3).
+ */
+export function single(params: URLSearchParams, name: string): string | undefined {
+  const values = params.getAll(name)
+  if (values.length > 1) {
+    throw invalidParameter(`${name} was given ${values.length} times; give it once`)
+  }
+  return values[0]
+}
+
+/** Rejects parameters outside `allowed` (strict mode), naming them. */
+export function rejectUnknown(params: URLSearchParams, allowed: readonly string[]): void {
+  const unknown = [...new Set(params.keys())].filter((name) => !allowed.includes(name))
+  if (unknown.length > 0) {
+    const list = unknown.map((name) => `'${name}'`).join(', ')
+    const hint =
+      allowed.length > 0 ? `; allowed here: ${allowed.join(', ')}` : '; this route takes none'
+    throw invalidParameter(
+      `unknown query parameter${unknown.length > 1 ? 's' : ''} ${list} (strict mode)${hint}`,
+    )
+  }
+}
+
+/** An integer in [min, max] written in plain decimal digits. */
+export function integerParameter(name: string, raw: string, min: number, max: number): number {
+  const value = /^\d{1,16}$/.test(raw) ? Number(raw) : Number.NaN
+  if (!Number.isSafeInteger(value) || value < min || value > max) {
+    const range = max === Number.MAX_SAFE_INTEGER ? `${min} or more` : `from ${min} to ${max}`
+    throw invalidParameter(`${name} must be an integer ${range}, got '${clip(raw)}'`)
+  }
+  return value
+}
+
+/** One of `options`. */
+export function enumParameter<T extends string>(
+  name: string,
+  raw: string,
+  options: readonly T[],
+): T {
+  if (!(options as readonly string[]).includes(raw)) {
+    throw invalidParameter(`${name} must be one of ${options.join(', ')}, got '${clip(raw)}'`)
+  }
+  return raw as T
+}
+
+/** Keeps echoed input short in messages. */
+export function clip(value: string, length = 60): string {
+  return value.length > length ? `${value.slice(0, length)}…` : value
+}

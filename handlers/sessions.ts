@@ -1,0 +1,72 @@
+import { z } from 'zod'
+import { SEED_PASSWORD } from '../db/seed.js'
+import { foldCase } from '../db/store.js'
+import { userSchema } from '../db/user-schema.js'
+import { safeEqual, unauthorized } from './auth.js'
+import { validateBody } from './body.js'
+import { noContent, success } from './envelope.js'
+import type { Operation } from './operation.js'
+import { anyone } from './operation.js'
+import type { Route } from './router.js'
+
+/** Body of `POST /sessions`. */
+export const credentialsSchema = z
+  .object({ email: z.string().max(254), password: z.string().max(1024) })
+  .meta({ id: 'Credentials' })
+
+/** What `POST /sessions` returns. */
+export const sessionSchema = z
+  .object({
+    token: z.string().meta({ description: 'Send it as Authorization: Bearer <token>.' }),
+    expiresAt: z.iso.datetime({ precision: 3 }),
+    user: userSchema,
+  })
+  .meta({ id: 'Session' })
+
+const createSession: Operation = {
+  auth: false,
+  docs: {
+    summary: 'Sign in: exchange e-mail and password for a bearer token',
+    description:
+      'Every seeded user’s password is `password`. Tokens expire after the token TTL (one hour by default).',
+    tags: ['sessions'],
+    success: { status: 201, data: sessionSchema },
+    body: credentialsSchema,
+    errors: ['validationFailed', 'wrongCredentials'],
+  },
+  async run(context) {
+    const body = await context.readJson()
+    const { email, password } = validateBody(credentialsSchema, body, {
+      strict: context.strict,
+      readOnly: [],
+    })
+    const user = context.instance.store.users.findUnique('email', foldCase(email))
+    const passwordMatches = safeEqual(password, SEED_PASSWORD)
+    if (!user || !passwordMatches) {
+      throw unauthorized('wrongCredentials')
+    }
+    return success({ ...context.instance.sessions.create(user.id), user }, 201)
+  },
+}
+
+const endSession: Operation = {
+  permit: anyone,
+  docs: {
+    summary: 'Sign out: revoke the token used',
+    description:
+      'The fixed sandbox tokens cannot be revoked: for them this succeeds and changes nothing.',
+    tags: ['sessions'],
+    success: { status: 204, data: null },
+    errors: [],
+  },
+  run(context) {
+    const { principal } = context
+    if (principal?.session && principal.token) context.instance.sessions.revoke(principal.token)
+    return noContent()
+  },
+}
+
+export const sessionRoutes: Route<Operation>[] = [
+  { path: '/sessions', operations: { POST: createSession } },
+  { path: '/sessions/current', operations: { DELETE: endSession } },
+]

@@ -1,0 +1,134 @@
+import type { HttpHandler } from 'msw'
+import { checkDocument } from '../db/document.js'
+import { describeIssue } from '../db/issues.js'
+import { seedData } from '../db/seed.js'
+import type { DbDocument, DbSnapshot, Store } from '../db/store.js'
+import { handleControl } from '../handlers/control.js'
+import type { ApiRequest, ApiResponse } from '../handlers/exchange.js'
+import { fromFetchRequest } from '../handlers/exchange.js'
+import type { PipelineHost } from '../handlers/pipeline.js'
+import { handle } from '../handlers/pipeline.js'
+import { SandboxInstance } from './instance.js'
+import type { JournalEntry } from './journal.js'
+import { createHandlers, toFetchResponse } from './msw-handlers.js'
+import type { ResolvedOptions, SandboxOptions } from './options.js'
+import { resolveOptions } from './options.js'
+import { InstanceRegistry } from './registry.js'
+import type { RuntimeConfig, RuntimeConfigInput } from './runtime-config.js'
+import { runtimeConfigPatchSchema } from './runtime-config.js'
+
+/** A running sandbox: its MSW handlers, its data, and its controls. */
+export interface Sandbox {
+  /** Resolved options (defaults filled in). */
+  readonly options: ResolvedOptions
+  /** MSW request handlers: `setupServer(...sandbox.handlers)` or `setupWorker(...)`. */
+  readonly handlers: HttpHandler[]
+  /** The default sandbox's data: indexed tables of users, products and orders. */
+  readonly db: Store
+  /** Answers a Fetch API request without any network, as the handlers would. */
+  fetch(input: string | URL | Request, init?: RequestInit): Promise<Response>
+  /** Answers a transport-neutral request (what the Node server uses). */
+  handle(request: ApiRequest): Promise<ApiResponse>
+  /** Back to the seeded data; sessions, journal, settings and every `X-Sandbox-Id` sandbox reset. */
+  reset(): void
+  /** A copy of the default sandbox's data and id sequences (cheap: records are immutable). */
+  snapshot(): DbSnapshot
+  /** Replaces the default sandbox's data with a snapshot or a validated document. */
+  restore(snapshot: DbSnapshot | DbDocument): void
+  /** The default sandbox's runtime settings. */
+  readonly config: RuntimeConfig
+  /** Changes runtime settings of the default sandbox; returns them. */
+  configure(changes: RuntimeConfigInput): RuntimeConfig
+  /** The default sandbox's request journal, oldest first. */
+  requests(): readonly JournalEntry[]
+  /** The sandbox serving an `X-Sandbox-Id` (created on first use), or the default one. */
+  instance(name?: string | null): SandboxInstance
+}
+
+/**
+ * Creates a sandbox of the Shop API: seeded data and the handlers that serve it.
+ *
+ * @example
+ * import { setupServer } from 'msw/node'
+ * import { createSandbox } from 'shop-sandbox'
+ *
+ * const sandbox = createSandbox({ baseUrl: 'https://api.example.test', seed: 42 })
+ * const server = setupServer(...sandbox.handlers)
+ * beforeAll(() => server.listen())
+ * afterEach(() => sandbox.reset())
+ * afterAll(() => server.close())
+ */
+export function createSandbox(options: SandboxOptions = {}): Sandbox {
+  const resolved = resolveOptions(options)
+  const seed = seedData(resolved)
+  const issued = new WeakSet<DbSnapshot>()
+  const makeInstance = (name: string | null) =>
+    new SandboxInstance({
+      name,
+      seed,
+      seedNumber: resolved.seed,
+      config: resolved.config,
+      tokenTtl: resolved.tokenTtl,
+      clock: resolved.now,
+      journalSize: 1000,
+    })
+  const registry = new InstanceRegistry(makeInstance(null), resolved.maxSandboxes, makeInstance)
+  const host: PipelineHost = {
+    basePath: resolved.basePath,
+    instanceFor: (name) => registry.get(name),
+    now: resolved.now,
+    control: (request, path, instance) =>
+      resolved.control ? handleControl(request, path, instance) : null,
+    documents: () => null,
+    onUnexpectedError: resolved.onUnexpectedError,
+  }
+  const handleRequest = (request: ApiRequest) => handle(host, request)
+  const main = registry.defaultInstance
+
+  return {
+    options: resolved,
+    handlers: createHandlers(resolved, handleRequest),
+    db: main.store,
+    handle: handleRequest,
+    async fetch(input, init) {
+      const request = new Request(
+        typeof input === 'string' ? new URL(input, 'http://localhost') : input,
+        init,
+      )
+      return toFetchResponse(await handleRequest(fromFetchRequest(request)))
+    },
+    reset() {
+      main.reset()
+      registry.clear()
+    },
+    snapshot() {
+      const snapshot = main.store.snapshot()
+      issued.add(snapshot)
+      return snapshot
+    },
+    restore(snapshot) {
+      if (issued.has(snapshot as DbSnapshot)) return main.store.restore(snapshot)
+      const check = checkDocument(snapshot)
+      if (!check.ok) throw new TypeError(`Cannot restore: ${check.problem}`)
+      main.store.restore(
+        'nextIds' in snapshot ? { ...check.document, nextIds: snapshot.nextIds } : check.document,
+      )
+    },
+    get config() {
+      return { ...main.config }
+    },
+    configure(changes) {
+      const parsed = runtimeConfigPatchSchema.safeParse(changes, { reportInput: true })
+      if (!parsed.success) {
+        throw new TypeError(
+          `Invalid settings: ${parsed.error.issues.map((issue) => describeIssue(issue, 'settings')).join('; ')}`,
+        )
+      }
+      main.config = { ...main.config, ...parsed.data }
+      if (parsed.data.errorRate !== undefined || parsed.data.dropRate !== undefined) main.reseed()
+      return { ...main.config }
+    },
+    requests: () => main.journal.entries().slice(),
+    instance: (name = null) => registry.get(name),
+  }
+}

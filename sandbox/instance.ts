@@ -1,0 +1,71 @@
+import type { DbSnapshot } from '../db/store.js'
+import { Store } from '../db/store.js'
+import { Journal } from './journal.js'
+import { createPrng, hashString } from './prng.js'
+import type { RuntimeConfig } from './runtime-config.js'
+import { Sessions } from './sessions.js'
+
+export interface InstanceOptions {
+  /** The `X-Sandbox-Id` it serves; null for the default sandbox. */
+  name: string | null
+  /** The seeded data it starts from and resets to (shared, frozen records). */
+  seed: DbSnapshot
+  seedNumber: number
+  config: RuntimeConfig
+  tokenTtl: number
+  clock: () => number
+  journalSize: number
+}
+
+/**
+ * One sandbox's state: its data, sessions, request journal, runtime settings and the seeded
+ * random streams for faults and delays. Each `X-Sandbox-Id` gets its own.
+ */
+export class SandboxInstance {
+  readonly name: string | null
+  readonly store: Store
+  readonly sessions: Sessions
+  readonly journal: Journal
+  config: RuntimeConfig
+  /** Decides fault injection; reseeded on reset and when the rates change. */
+  faultRandom: () => number
+  /** Draws delays within a range. */
+  delayRandom: () => number
+  readonly #options: InstanceOptions
+
+  constructor(options: InstanceOptions) {
+    this.#options = options
+    this.name = options.name
+    this.store = new Store(options.seed)
+    this.sessions = new Sessions(options.tokenTtl, options.clock)
+    this.journal = new Journal(options.journalSize)
+    this.config = { ...options.config }
+    this.faultRandom = this.#random(1)
+    this.delayRandom = this.#random(2)
+  }
+
+  /** Back to the seeded data: sessions end and the random streams restart. */
+  resetData(): void {
+    this.store.restore(this.#options.seed)
+    this.sessions.clear()
+    this.reseed()
+  }
+
+  /** {@link resetData}, and the journal empties and the settings return to their defaults. */
+  reset(): void {
+    this.resetData()
+    this.journal.clear()
+    this.config = { ...this.#options.config }
+  }
+
+  /** Restarts the fault and delay streams, so the same requests meet the same faults. */
+  reseed(): void {
+    this.faultRandom = this.#random(1)
+    this.delayRandom = this.#random(2)
+  }
+
+  #random(stream: number): () => number {
+    const name = this.#options.name ?? ''
+    return createPrng(this.#options.seedNumber ^ hashString(`${name}#${stream}`))
+  }
+}

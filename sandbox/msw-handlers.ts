@@ -1,0 +1,49 @@
+import type { HttpHandler } from 'msw'
+import { HttpResponse, http } from 'msw'
+import type { ApiResponse } from '../handlers/exchange.js'
+import { fromFetchRequest } from '../handlers/exchange.js'
+import { apiRoots } from '../handlers/routes.js'
+
+export interface Claim {
+  origin: string | null
+  basePath: string
+}
+
+/**
+ * Whether a URL belongs to the sandbox: under the base URL, or the control API and
+ * `/openapi.json` on the same origin. With a relative root base, only the API's own first
+ * segments (`/users`, `/products`, …) are claimed, so an app's pages and assets pass through.
+ */
+export function claims({ origin, basePath }: Claim, url: URL): boolean {
+  const expected = origin ?? (typeof location === 'undefined' ? null : location.origin)
+  if (expected !== null && url.origin !== expected) return false
+  const path = url.pathname
+  if (path === '/__sandbox' || path.startsWith('/__sandbox/') || path === '/openapi.json')
+    return true
+  if (basePath !== '') return path === basePath || path.startsWith(`${basePath}/`)
+  if (origin !== null) return true
+  return apiRoots.includes(path.split('/')[1] ?? '')
+}
+
+/** A Fetch API `Response` from the pipeline's answer (a network error when it dropped). */
+export function toFetchResponse(response: ApiResponse): Response {
+  if (response.drop) return HttpResponse.error()
+  return new HttpResponse(response.body, { status: response.status, headers: response.headers })
+}
+
+/**
+ * The sandbox as MSW request handlers: one handler with a custom predicate, so MSW does one
+ * cheap check per request whatever the number of routes, and the sandbox's own router does
+ * the rest (404, 405, ids) exactly as CONTRACT B2 says.
+ */
+export function createHandlers(
+  claim: Claim,
+  handle: (request: ReturnType<typeof fromFetchRequest>) => Promise<ApiResponse>,
+): HttpHandler[] {
+  return [
+    http.all(
+      ({ request }) => claims(claim, new URL(request.url)),
+      async ({ request }) => toFetchResponse(await handle(fromFetchRequest(request))),
+    ),
+  ]
+}

@@ -1,0 +1,105 @@
+import { z } from 'zod'
+import { describeIssue } from '../db/issues.js'
+import type { SeedOptions } from '../db/seed.js'
+import { resolveSeedOptions } from '../db/seed.js'
+import type { Delay, RuntimeConfig } from './runtime-config.js'
+import { delaySchema } from './runtime-config.js'
+
+/** Options of {@link createSandbox}; every one is also a CLI flag of `shop-sandbox serve`. */
+export interface SandboxOptions extends SeedOptions {
+  /**
+   * Where the API lives: relative like `''` (the root, default) or `/api`, or absolute like
+   * `https://api.example.com` or `https://api.example.com/v1`. Requests elsewhere are not touched.
+   */
+  baseUrl?: string
+  /** Require bearer tokens (default true). When false, requests without a token act as the admin. */
+  auth?: boolean
+  /** Lifetime of tokens from `POST /sessions`, in seconds (default 3600). */
+  tokenTtl?: number
+  /** Unknown query parameters and body fields are errors (default false). */
+  strict?: boolean
+  /** Latency of every API response: ms, `{ min, max }` or `"min-max"` (default 0). */
+  delay?: Delay | string
+  /** Share of API requests answered 500 or 503, 0 to 1 (default 0), from a PRNG seeded by `seed`. */
+  errorRate?: number
+  /** Share of API requests whose connection is dropped, 0 to 1 (default 0). */
+  dropRate?: number
+  /** Serve the control API under `/__sandbox` (default true). */
+  control?: boolean
+  /** Live `X-Sandbox-Id` sandboxes kept at most; the least recently used goes first (default 1000). */
+  maxSandboxes?: number
+  /** The clock for timestamps and token expiry (default: the real one). */
+  clock?: () => Date | number
+  /** Called with anything unexpected a request throws (it is answered 500). Default: `console.error`. */
+  onUnexpectedError?: (error: unknown) => void
+}
+
+export interface ResolvedOptions extends Required<SeedOptions> {
+  origin: string | null
+  basePath: string
+  tokenTtl: number
+  control: boolean
+  maxSandboxes: number
+  config: RuntimeConfig
+  now: () => number
+  onUnexpectedError: (error: unknown) => void
+}
+
+const rate = z.number().min(0).max(1)
+
+const optionsSchema = z.object({
+  baseUrl: z.string().max(2000).optional(),
+  auth: z.boolean().default(true),
+  tokenTtl: z.int().min(1).max(31_536_000).default(3600),
+  strict: z.boolean().default(false),
+  delay: delaySchema.default(0),
+  errorRate: rate.default(0),
+  dropRate: rate.default(0),
+  control: z.boolean().default(true),
+  maxSandboxes: z.int().min(1).max(100_000).default(1000),
+})
+
+/** Fills in defaults and validates; throws an Error whose message names every bad option. */
+export function resolveOptions(options: SandboxOptions = {}): ResolvedOptions {
+  const parsed = optionsSchema.safeParse(options, { reportInput: true })
+  if (!parsed.success) {
+    throw new TypeError(
+      `Invalid sandbox options: ${parsed.error.issues.map((issue) => describeIssue(issue, 'options')).join('; ')}`,
+    )
+  }
+  const value = parsed.data
+  const { clock } = options
+  return {
+    ...resolveSeedOptions(options),
+    ...parseBaseUrl(value.baseUrl ?? ''),
+    tokenTtl: value.tokenTtl,
+    control: value.control,
+    maxSandboxes: value.maxSandboxes,
+    config: {
+      delay: value.delay,
+      errorRate: value.errorRate,
+      dropRate: value.dropRate,
+      strict: value.strict,
+      auth: value.auth,
+    },
+    now: clock ? () => Number(clock()) : Date.now,
+    onUnexpectedError:
+      options.onUnexpectedError ??
+      ((error) => console.error('[shop-sandbox] unexpected error:', error)),
+  }
+}
+
+/** Splits a base URL into an origin (null when relative) and a path without trailing slash. */
+export function parseBaseUrl(baseUrl: string): { origin: string | null; basePath: string } {
+  const absolute = /^[a-z][a-z0-9+.-]*:\/\//i.test(baseUrl)
+  if (!absolute && baseUrl !== '' && !baseUrl.startsWith('/')) {
+    throw new TypeError(
+      `baseUrl must be absolute (https://api.example.com) or start with '/', got '${baseUrl}'`,
+    )
+  }
+  const url = new URL(baseUrl || '/', 'http://relative.invalid')
+  if (url.search || url.hash)
+    throw new TypeError(`baseUrl must not have a query or fragment, got '${baseUrl}'`)
+  const basePath = url.pathname.replace(/\/+$/, '')
+  return { origin: absolute ? url.origin : null, basePath }
+}

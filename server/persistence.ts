@@ -1,0 +1,106 @@
+import { randomBytes } from 'node:crypto'
+import { open, readFile, rename, rm } from 'node:fs/promises'
+import { basename, dirname, join } from 'node:path'
+import { checkDocument } from '../db/document.js'
+import type { Store } from '../db/store.js'
+
+/** How long writes are held back so a burst of changes makes one write. */
+const DEBOUNCE_MS = 100
+
+/** A data file that could not be used; the file is left as it was. */
+export class DataFileError extends Error {
+  override readonly name = 'DataFileError'
+}
+
+/**
+ * Keeps a store in a JSON file: loads it at start (validated as for `PUT /__sandbox/db`) or
+ * creates it from the seed, then writes every change back atomically (a temp file renamed
+ * over the old one), debounced, and flushed on close. A crash never leaves half a file.
+ */
+export class DataFile {
+  #timer: ReturnType<typeof setTimeout> | undefined
+  #writing: Promise<void> = Promise.resolve()
+  #dirty = false
+  #unsubscribe: (() => void) | undefined
+
+  constructor(
+    readonly path: string,
+    private readonly store: Store,
+  ) {}
+
+  /** Loads the file into the store, or writes the store to a new file. Returns what happened. */
+  async open(): Promise<'loaded' | 'created'> {
+    let text: string | undefined
+    try {
+      text = await readFile(this.path, 'utf8')
+    } catch (error) {
+      if ((error as NodeJS.ErrnoException).code !== 'ENOENT') {
+        throw new DataFileError(`cannot read data file ${this.path}: ${(error as Error).message}`)
+      }
+    }
+    let outcome: 'loaded' | 'created' = 'created'
+    if (text === undefined) {
+      await this.#write()
+    } else {
+      let parsed: unknown
+      try {
+        parsed = JSON.parse(text)
+      } catch (error) {
+        throw new DataFileError(
+          `data file ${this.path} is not valid JSON: ${(error as Error).message}`,
+        )
+      }
+      const check = checkDocument(parsed)
+      if (!check.ok) throw new DataFileError(`data file ${this.path} is invalid: ${check.problem}`)
+      this.store.restore(check.document)
+      outcome = 'loaded'
+    }
+    this.#unsubscribe = this.store.subscribe(() => this.#schedule())
+    return outcome
+  }
+
+  /** Writes pending changes now and stops listening. */
+  async close(): Promise<void> {
+    this.#unsubscribe?.()
+    clearTimeout(this.#timer)
+    if (this.#dirty) await this.#enqueue()
+    await this.#writing
+  }
+
+  #schedule(): void {
+    this.#dirty = true
+    clearTimeout(this.#timer)
+    this.#timer = setTimeout(() => void this.#enqueue(), DEBOUNCE_MS)
+  }
+
+  #enqueue(): Promise<void> {
+    this.#dirty = false
+    this.#writing = this.#writing
+      .then(() => this.#write())
+      .catch((error: unknown) => {
+        console.error(`[shop-sandbox] could not write ${this.path}:`, error)
+      })
+    return this.#writing
+  }
+
+  async #write(): Promise<void> {
+    const text = `${JSON.stringify(this.store.toJSON())}\n`
+    const temp = join(
+      dirname(this.path),
+      `.${basename(this.path)}.${randomBytes(6).toString('hex')}.tmp`,
+    )
+    const handle = await open(temp, 'w')
+    try {
+      await handle.writeFile(text, 'utf8')
+      await handle.sync()
+    } finally {
+      await handle.close()
+    }
+    try {
+      await rename(temp, this.path)
+    } catch (error) {
+      await rm(temp, { force: true })
+      throw error
+    }
+  }
+}

@@ -1,0 +1,114 @@
+import type { Server } from 'node:http'
+import { createServer } from 'node:http'
+import type { AddressInfo } from 'node:net'
+import type { Sandbox } from '../sandbox/create-sandbox.js'
+import { createSandbox } from '../sandbox/create-sandbox.js'
+import type { SandboxOptions } from '../sandbox/options.js'
+import { createApp } from './app.js'
+import { DataFile } from './persistence.js'
+
+/** Options of {@link createSandboxServer}: the sandbox's, plus where and how to listen. */
+export interface SandboxServerOptions extends SandboxOptions {
+  /** Port to listen on; 0 picks a free one (default 4010). */
+  port?: number
+  /** Address to bind (default 127.0.0.1, reachable from this machine only). */
+  host?: string
+  /** Resource path prefix, e.g. `/api` (default none). Overrides `baseUrl`. */
+  basePath?: string
+  /** Write a one-line log per request with this function (default: no log). */
+  log?: (line: string) => void
+  /** Keep the data in this JSON file: loaded at start, written after every change. */
+  data?: string
+  /** Allowed CORS origins (default: any). */
+  corsOrigin?: string[]
+}
+
+/** A started sandbox server. */
+export interface SandboxServer {
+  /** Where it listens, e.g. `http://127.0.0.1:4010` (plus the base path, if any). */
+  readonly url: string
+  readonly port: number
+  readonly sandbox: Sandbox
+  readonly server: Server
+  /** Whether the data came from the `data` file or was seeded (and the file created). */
+  readonly dataFile: 'loaded' | 'created' | null
+  /** Stops accepting connections, lets requests in flight finish (up to 5 s), flushes the data file. */
+  close(): Promise<void>
+}
+
+/** Header and request timeouts: slow or idle clients cannot hold the server. */
+export const timeouts = {
+  headersMs: 10_000,
+  requestMs: 30_000,
+  keepAliveMs: 5_000,
+  shutdownMs: 5_000,
+}
+
+/**
+ * Starts the sandbox as a real HTTP server (express 5 around the MSW handlers).
+ *
+ * @example
+ * const server = await createSandboxServer({ port: 0 })
+ * const res = await fetch(`${server.url}/users`, { headers: { authorization: 'Bearer sandbox-admin-token' } })
+ * await server.close()
+ */
+export async function createSandboxServer(
+  options: SandboxServerOptions = {},
+): Promise<SandboxServer> {
+  const {
+    port = 4010,
+    host = '127.0.0.1',
+    basePath,
+    log,
+    data,
+    corsOrigin,
+    ...sandboxOptions
+  } = options
+  const sandbox = createSandbox({
+    ...sandboxOptions,
+    ...(basePath === undefined ? {} : { baseUrl: basePath }),
+  })
+  const dataFile = data ? new DataFile(data, sandbox.db) : null
+  const outcome = dataFile ? await dataFile.open() : null
+  const app = createApp(sandbox, {
+    log,
+    corsOrigin,
+    onUnexpectedError: sandbox.options.onUnexpectedError,
+  })
+  const server = createServer(app)
+  server.headersTimeout = timeouts.headersMs
+  server.requestTimeout = timeouts.requestMs
+  server.keepAliveTimeout = timeouts.keepAliveMs
+  server.on('clientError', (_error, socket) => {
+    if (socket.writable) socket.end('HTTP/1.1 400 Bad Request\r\nConnection: close\r\n\r\n')
+    else socket.destroy()
+  })
+  await new Promise<void>((resolve, reject) => {
+    server.once('error', reject)
+    server.listen(port, host, () => {
+      server.off('error', reject)
+      resolve()
+    })
+  })
+  const address = server.address() as AddressInfo
+  const shownHost = address.family === 'IPv6' ? `[${address.address}]` : address.address
+  let closing: Promise<void> | undefined
+  return {
+    url: `http://${shownHost}:${address.port}${sandbox.options.basePath}`,
+    port: address.port,
+    sandbox,
+    server,
+    dataFile: outcome,
+    close() {
+      closing ??= (async () => {
+        const closed = new Promise<void>((resolve) => server.close(() => resolve()))
+        server.closeIdleConnections()
+        const force = setTimeout(() => server.closeAllConnections(), timeouts.shutdownMs)
+        await closed
+        clearTimeout(force)
+        await dataFile?.close()
+      })()
+      return closing
+    },
+  }
+}

@@ -1,0 +1,261 @@
+import { describe, expect, it } from 'vitest'
+import { MEMBER } from '../support/client.js'
+import { useInProcessSandbox } from '../support/in-process.js'
+
+const { call, sandbox } = useInProcessSandbox()
+
+/** CONTRACT B2 routing and B4's order of checks, one row per rule. */
+const cases: Array<{
+  rule: string
+  method: string
+  path: string
+  token?: string | null
+  raw?: string
+  headers?: Record<string, string>
+  status: number
+  code: number
+  allow?: string
+}> = [
+  {
+    rule: 'a verb path is a plain 404',
+    method: 'GET',
+    path: '/getUsers',
+    status: 404,
+    code: 40400,
+  },
+  {
+    rule: 'a verb path is a plain 404, even without a token',
+    method: 'GET',
+    path: '/getUsers',
+    token: null,
+    status: 404,
+    code: 40400,
+  },
+  {
+    rule: 'a verb segment is a 404',
+    method: 'GET',
+    path: '/users/1/delete',
+    status: 404,
+    code: 40400,
+  },
+  {
+    rule: 'POST to a verb segment is a 404',
+    method: 'POST',
+    path: '/users/1/delete',
+    status: 404,
+    code: 40400,
+  },
+  {
+    rule: 'an unknown top-level path is a 404',
+    method: 'GET',
+    path: '/customers',
+    status: 404,
+    code: 40400,
+  },
+  {
+    rule: 'double slashes are not a route',
+    method: 'GET',
+    path: '//users',
+    status: 404,
+    code: 40400,
+  },
+  {
+    rule: 'GET /users/create: "create" sits in an id position',
+    method: 'GET',
+    path: '/users/create',
+    status: 400,
+    code: 40000,
+  },
+  {
+    rule: 'POST /users/create: /users/{user_id} takes no POST',
+    method: 'POST',
+    path: '/users/create',
+    status: 405,
+    code: 40500,
+    allow: 'GET, PUT, PATCH, DELETE',
+  },
+  {
+    rule: '405 comes before authentication',
+    method: 'POST',
+    path: '/users/create',
+    token: null,
+    status: 405,
+    code: 40500,
+  },
+  {
+    rule: 'DELETE /users is not allowed',
+    method: 'DELETE',
+    path: '/users',
+    status: 405,
+    code: 40500,
+    allow: 'GET, POST',
+  },
+  {
+    rule: 'PUT on the nested order is not allowed',
+    method: 'PUT',
+    path: '/users/2/orders/1',
+    status: 405,
+    code: 40500,
+    allow: 'GET',
+  },
+  {
+    rule: 'GET /sessions is not allowed',
+    method: 'GET',
+    path: '/sessions',
+    status: 405,
+    code: 40500,
+    allow: 'POST',
+  },
+  {
+    rule: 'id 0 is not a positive integer',
+    method: 'GET',
+    path: '/users/0',
+    status: 400,
+    code: 40000,
+  },
+  { rule: 'a negative id is a 400', method: 'GET', path: '/users/-1', status: 400, code: 40000 },
+  { rule: 'a decimal id is a 400', method: 'GET', path: '/users/1.5', status: 400, code: 40000 },
+  { rule: 'a zero-padded id is a 400', method: 'GET', path: '/users/01', status: 400, code: 40000 },
+  {
+    rule: 'an id beyond 2^53 is a 400',
+    method: 'GET',
+    path: '/users/99999999999999999999',
+    status: 400,
+    code: 40000,
+  },
+  {
+    rule: 'a bad nested order id is a 400',
+    method: 'GET',
+    path: '/users/1/orders/x',
+    status: 400,
+    code: 40000,
+  },
+  {
+    rule: 'a bad product id is a 400',
+    method: 'GET',
+    path: '/products/abc',
+    status: 400,
+    code: 40000,
+  },
+  {
+    rule: 'authentication comes before the path id',
+    method: 'GET',
+    path: '/users/abc',
+    token: null,
+    status: 401,
+    code: 40100,
+  },
+  {
+    rule: 'permission comes before the path id',
+    method: 'GET',
+    path: '/users/abc',
+    token: MEMBER,
+    status: 403,
+    code: 40300,
+  },
+  {
+    rule: 'permission comes before the body',
+    method: 'POST',
+    path: '/users',
+    token: MEMBER,
+    raw: '{oops',
+    headers: { 'content-type': 'application/json' },
+    status: 403,
+    code: 40300,
+  },
+  {
+    rule: 'the path id comes before the body',
+    method: 'PUT',
+    path: '/users/abc',
+    raw: '{oops',
+    headers: { 'content-type': 'application/json' },
+    status: 400,
+    code: 40000,
+  },
+  {
+    rule: 'a body that is not JSON is a 415',
+    method: 'PUT',
+    path: '/users/1',
+    raw: '{oops',
+    headers: { 'content-type': 'text/plain' },
+    status: 415,
+    code: 41500,
+  },
+  {
+    rule: 'the body comes before existence',
+    method: 'PUT',
+    path: '/users/999',
+    raw: '{oops',
+    headers: { 'content-type': 'application/json' },
+    status: 400,
+    code: 40004,
+  },
+  {
+    rule: 'existence comes before validation',
+    method: 'PUT',
+    path: '/users/999',
+    raw: '{}',
+    headers: { 'content-type': 'application/json' },
+    status: 404,
+    code: 40400,
+  },
+  {
+    rule: 'PATCH of a missing record is a 404 (no upsert)',
+    method: 'PATCH',
+    path: '/users/999',
+    raw: '{"name":"ghost"}',
+    headers: { 'content-type': 'application/json' },
+    status: 404,
+    code: 40400,
+  },
+  { rule: 'a trailing slash is ignored', method: 'GET', path: '/users/', status: 200, code: 0 },
+]
+
+describe('routing and the order of checks (CONTRACT B2, B4)', () => {
+  it.each(cases)(
+    '$rule: $method $path → $status',
+    async ({ method, path, token, raw, headers, status, code, allow }) => {
+      const reply = await call(method, path, { token, raw, headers })
+      expect(reply.status).toBe(status)
+      expect(reply.body).toMatchObject({ code })
+      if (code !== 0) expect(reply.body.data).toBeNull()
+      if (allow) expect(reply.headers.get('allow')).toBe(allow)
+    },
+  )
+
+  it('a query never changes data (?action=delete deletes nothing)', async () => {
+    const before = sandbox.db.users.size
+    expect((await call('GET', '/users/5?action=delete')).status).toBe(200)
+    expect((await call('GET', '/users/5?_method=DELETE')).status).toBe(200)
+    expect((await call('GET', '/users/5')).status).toBe(200)
+    expect((await call('GET', '/users?action=delete')).body.data.total).toBe(before)
+  })
+
+  it('HEAD answers like GET without a body', async () => {
+    const reply = await call('HEAD', '/users/1')
+    expect(reply.status).toBe(200)
+    expect(reply.text).toBe('')
+  })
+})
+
+describe('HTTP details (CONTRACT B6)', () => {
+  it('answers JSON as application/json; charset=utf-8 with an X-Request-Id', async () => {
+    const reply = await call('GET', '/users/1')
+    expect(reply.headers.get('content-type')).toBe('application/json; charset=utf-8')
+    expect(reply.headers.get('x-request-id')).toMatch(/^[0-9a-f-]{36}$/)
+  })
+
+  it('echoes the client’s X-Request-Id, on errors too', async () => {
+    for (const path of ['/users/1', '/nowhere']) {
+      const reply = await call('GET', path, { headers: { 'x-request-id': 'trace-123' } })
+      expect(reply.headers.get('x-request-id')).toBe('trace-123')
+    }
+  })
+
+  it('gives a 204 no body and no content type', async () => {
+    const reply = await call('DELETE', '/users/7')
+    expect(reply.status).toBe(204)
+    expect(reply.text).toBe('')
+    expect(reply.headers.get('x-request-id')).toBeTruthy()
+  })
+})

@@ -1,0 +1,53 @@
+/** What a test sees of a response: status, headers and the parsed envelope. */
+export interface Reply {
+  status: number
+  headers: Headers
+  // biome-ignore lint/suspicious/noExplicitAny: tests read arbitrary envelope payloads
+  body: any
+  text: string
+}
+
+export interface CallOptions {
+  token?: string | null
+  body?: unknown
+  /** Raw body text, sent as is. */
+  raw?: string
+  headers?: Record<string, string>
+}
+
+export const ADMIN = 'sandbox-admin-token'
+export const MEMBER = 'sandbox-member-token'
+
+/** Calls the API at `base` with fetch; the admin token unless told otherwise. */
+export function clientFor(base: string) {
+  return async function call(
+    method: string,
+    path: string,
+    options: CallOptions = {},
+  ): Promise<Reply> {
+    const headers: Record<string, string> = { ...options.headers }
+    const token = options.token === undefined ? ADMIN : options.token
+    if (token !== null) headers.authorization = `Bearer ${token}`
+    let body: string | undefined
+    if (options.raw !== undefined) body = options.raw
+    else if (options.body !== undefined) {
+      body = JSON.stringify(options.body)
+      headers['content-type'] ??= 'application/json'
+    }
+    const response = await fetch(`${base}${path}`, {
+      method,
+      headers,
+      ...(body === undefined ? {} : { body }),
+    })
+    const text = await response.text()
+    let parsed: unknown = null
+    try {
+      parsed = text ? JSON.parse(text) : null
+    } catch {
+      parsed = null
+    }
+    return { status: response.status, headers: response.headers, body: parsed, text }
+  }
+}
+
+export type Call = ReturnType<typeof clientFor>
