@@ -1,6 +1,7 @@
 import yargs from 'yargs'
 import { seedDefaults } from '../db/seed.js'
 import { basePathFlag, delayFlag, integerFlag, rateFlag } from './flags.js'
+import { init } from './init.js'
 import { packageInfo } from './package-info.js'
 import { serve } from './serve.js'
 
@@ -12,12 +13,22 @@ export async function runCli(argv: string[]): Promise<void> {
   const { version } = packageInfo()
   await yargs(argv)
     .scriptName('shop-sandbox')
-    .usage(
-      '$0 [command] [options]\n\nA faithful sandbox of the Shop API: users, products and orders.',
+    .command(
+      'init <publicDir>',
+      "Copy MSW's worker script (mockServiceWorker.js) into the folder your app serves statically",
+      (command) =>
+        command
+          .positional('publicDir', {
+            describe: 'e.g. public/ for Vite',
+            type: 'string',
+            demandOption: true,
+          })
+          .example('$0 init public', 'Vite, Create React App: public/mockServiceWorker.js'),
+      (args) => init(args.publicDir),
     )
     .command(
       ['serve', '$0'],
-      'Serve the sandbox over HTTP (the default command)',
+      'Serve the Shop API sandbox over HTTP: users, products and orders (the default command)',
       (command) =>
         command
           .option('port', {
@@ -135,6 +146,7 @@ export async function runCli(argv: string[]): Promise<void> {
           version,
         ),
     )
+    .epilogue('Docs: the README of shop-sandbox, or GET /docs on a running sandbox.')
     .strict()
     .version(version)
     .alias('help', 'h')

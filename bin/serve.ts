@@ -44,13 +44,16 @@ export async function serve(
   const { users, products, orders } = server.sandbox.db
   const { seed } = server.sandbox.options
   const example = `curl -H 'Authorization: Bearer ${fixedTokens[0].token}' ${server.url}/users`
-  console.log(`shop-sandbox ${version} listening on ${server.url}`)
+  const source = server.dataFile === 'loaded' ? `from ${options.data}` : `seed ${seed}`
   console.log(
-    `  data:         ${users.size} users, ${products.size} products, ${orders.size} orders ${server.dataFile === 'loaded' ? `(from ${options.data})` : `(seed ${seed})`}`,
+    [
+      `shop-sandbox ${version} listening on ${server.url}`,
+      `  data:         ${users.size} users, ${products.size} products, ${orders.size} orders (${source})`,
+      `  admin token:  ${fixedTokens[0].token}  (user 1, ${fixedAccounts[0].email})`,
+      `  member token: ${fixedTokens[1].token}  (user 2, ${fixedAccounts[1].email})`,
+      `  try:          ${example}`,
+    ].join('\n'),
   )
-  console.log(`  admin token:  ${fixedTokens[0].token}  (user 1, ${fixedAccounts[0].email})`)
-  console.log(`  member token: ${fixedTokens[1].token}  (user 2, ${fixedAccounts[1].email})`)
-  console.log(`  try:          ${example}`)
   let stopping = false
   const stop = (signal: NodeJS.Signals) => {
     if (stopping) process.exit(130)

@@ -21,7 +21,6 @@ export const codes = {
     status: 409,
     message: 'order status does not allow this change',
   },
-  productInUse: { code: 40903, status: 409, message: 'product is referenced by orders' },
   payloadTooLarge: { code: 41300, status: 413, message: 'body larger than 1 MiB' },
   unsupportedMediaType: { code: 41500, status: 415, message: 'body is not application/json' },
   validationFailed: { code: 42200, status: 422, message: 'validation failed' },

@@ -12,6 +12,7 @@ import type { ListSpec } from './list-query.js'
 import { parseListQuery, parseRecordQuery, runListQuery, selectFields } from './list-query.js'
 import type { Operation, OperationContext } from './operation.js'
 import { anyone } from './operation.js'
+import { removeOrder } from './order-rules.js'
 import { created, deleted, notFound } from './responses.js'
 import type { Route } from './router.js'
 
@@ -137,23 +138,18 @@ const patchProduct: Operation = {
 
 const deleteProduct: Operation = {
   docs: {
-    summary: 'Delete a product',
+    summary: 'Delete a product, and the orders that contain it',
     description:
-      'A product that orders refer to cannot be deleted (409 / 40903): set it inactive instead.',
+      'Orders refer to their products, so the orders containing this product are deleted with it (pending and paid ones give their other items’ stock back). To keep order history, set the product inactive instead.',
     tags: ['products'],
     success: { status: 204, data: null },
-    errors: ['notFound', 'productInUse'],
+    errors: ['notFound'],
   },
   run(context) {
     const product = pathProduct(context)
     const { orders, products } = context.instance.store
-    const uses = orders.groupSize('productId', product.id)
-    if (uses > 0) {
-      throw ApiError.of(
-        'productInUse',
-        `product ${product.id} is referenced by ${uses} order${uses === 1 ? '' : 's'}; set its status to inactive instead`,
-      )
-    }
+    for (const orderId of orders.group('productId', product.id))
+      removeOrder(context, orders.get(orderId)!)
     products.delete(product.id)
     return deleted(context, product)
   },

@@ -2,10 +2,14 @@ import type { NextFunction, Request, Response } from 'express'
 
 const REQUEST_ID = /^[\x21-\x7e]{1,200}$/
 
+/** How much of an unread request body is discarded after the response before the connection is cut. */
+const DRAIN_LIMIT = 16 * 1024 * 1024
+
 /**
  * Transport concerns the handlers cannot see: give every response an `X-Request-Id` (also
- * the ones answered before the handlers, like CORS preflights), and turn the handlers'
- * network-error response (a dropped connection) into a socket reset.
+ * the ones answered before the handlers, like CORS preflights); turn the handlers'
+ * network-error response (a dropped connection) into a socket reset; and discard a request
+ * body left unread (a 413, a 401 before the body) so the keep-alive connection stays usable.
  */
 export function transport() {
   return (req: Request, res: Response, next: NextFunction) => {
@@ -25,6 +29,20 @@ export function transport() {
       }
       return end(...args)
     }) as Response['end']
+    res.once('finish', () => {
+      if (!req.complete) drain(req)
+    })
     next()
   }
+}
+
+/** Reads and drops the rest of a request body, as Node does for bodies nobody consumed. */
+function drain(req: Request): void {
+  let drained = 0
+  req.removeAllListeners('data')
+  req.on('data', (chunk: Buffer) => {
+    drained += chunk.length
+    if (drained > DRAIN_LIMIT) req.socket.destroy()
+  })
+  req.resume()
 }

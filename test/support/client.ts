@@ -12,7 +12,7 @@ export interface CallOptions {
   body?: unknown
   /** Raw body text, sent as is. */
   raw?: string
-  headers?: Record<string, string>
+  headers?: Record<string, string | undefined>
 }
 
 export const ADMIN = 'sandbox-admin-token'
@@ -25,7 +25,9 @@ export function clientFor(base: string) {
     path: string,
     options: CallOptions = {},
   ): Promise<Reply> {
-    const headers: Record<string, string> = { ...options.headers }
+    const headers: Record<string, string> = {}
+    for (const [name, value] of Object.entries(options.headers ?? {}))
+      if (value !== undefined) headers[name] = value
     const token = options.token === undefined ? ADMIN : options.token
     if (token !== null) headers.authorization = `Bearer ${token}`
     let body: string | undefined

@@ -1,0 +1,129 @@
+import type { ChildProcess } from 'node:child_process'
+import { execFile, spawn } from 'node:child_process'
+import { once } from 'node:events'
+import { fileURLToPath } from 'node:url'
+import { promisify } from 'node:util'
+import { afterEach, describe, expect, it } from 'vitest'
+
+const bin = fileURLToPath(new URL('../../dist/bin/shop-sandbox.js', import.meta.url))
+const run = promisify(execFile)
+
+async function cli(...args: string[]) {
+  try {
+    const { stdout, stderr } = await run(process.execPath, [bin, ...args])
+    return { code: 0, stdout, stderr }
+  } catch (error) {
+    const failed = error as { code: number; stdout: string; stderr: string }
+    return { code: failed.code, stdout: failed.stdout, stderr: failed.stderr }
+  }
+}
+
+/** Starts `shop-sandbox` and resolves with its URL once it prints it. */
+async function start(
+  ...args: string[]
+): Promise<{ child: ChildProcess; url: string; output: () => string }> {
+  const child = spawn(process.execPath, [bin, ...args], { stdio: ['ignore', 'pipe', 'pipe'] })
+  let output = ''
+  child.stdout!.on('data', (chunk) => (output += chunk))
+  child.stderr!.on('data', (chunk) => (output += chunk))
+  const url = await new Promise<string>((resolve, reject) => {
+    const timer = setTimeout(() => reject(new Error(`no URL printed:\n${output}`)), 15_000)
+    child.stdout!.on('data', () => {
+      const match = /listening on (http:\/\/\S+)/.exec(output)
+      if (match) {
+        clearTimeout(timer)
+        resolve(match[1]!)
+      }
+    })
+    child.once('exit', () => reject(new Error(`exited early:\n${output}`)))
+  })
+  children.push(child)
+  return { child, url, output: () => output }
+}
+
+const children: ChildProcess[] = []
+afterEach(() => {
+  for (const child of children.splice(0)) if (child.exitCode === null) child.kill('SIGKILL')
+})
+
+describe('shop-sandbox CLI', () => {
+  it('--help lists the commands, flags and examples', async () => {
+    const { code, stdout } = await cli('--help')
+    expect(code).toBe(0)
+    for (const text of [
+      'serve',
+      '--port',
+      '--host',
+      '--seed',
+      '--users',
+      '--products',
+      '--orders',
+      '--base-path',
+      '--token-ttl',
+      '--quiet',
+      'Examples:',
+    ]) {
+      expect(stdout).toContain(text)
+    }
+  })
+
+  it('--version prints the package version', async () => {
+    const { code, stdout } = await cli('--version')
+    expect(code).toBe(0)
+    expect(stdout.trim()).toMatch(/^\d+\.\d+\.\d+/)
+  })
+
+  it.each([
+    [['--port', 'abc'], "--port must be an integer from 0 to 65535, got 'abc'"],
+    [['--port', '70000'], '--port must be an integer from 0 to 65535'],
+    [['--users', '1'], '--users must be an integer from 2'],
+    [['--base-path', 'api'], '--base-path must look like /api'],
+    [['--delay', 'soon'], '--delay must be <ms> or <min>-<max>'],
+    [['--error-rate', '2'], '--error-rate must be a number from 0 to 1'],
+    [['--bogus'], 'Unknown argument: bogus'],
+  ])('a bad flag %j exits 2 with a clear message', async (args, message) => {
+    const { code, stderr } = await cli(...args)
+    expect(code).toBe(2)
+    expect(stderr).toContain(message)
+  })
+
+  it('starts, prints the URL, counts and tokens, serves, logs, and stops on SIGTERM', async () => {
+    const { child, url, output } = await start('--port', '0', '--users', '12', '--orders', '20')
+    expect(output()).toContain('12 users, 30 products, 20 orders')
+    expect(output()).toContain('sandbox-admin-token')
+    expect(output()).toContain('sandbox-member-token')
+    const response = await fetch(`${url}/users?pageSize=1`, {
+      headers: { authorization: 'Bearer sandbox-admin-token' },
+    })
+    expect((await response.json()).data.total).toBe(12)
+    await new Promise((resolve) => setTimeout(resolve, 50))
+    expect(output()).toMatch(/GET \/users 200 \d+\.\dms/)
+    child.kill('SIGTERM')
+    const [exitCode] = await once(child, 'exit')
+    expect(exitCode).toBe(0)
+  })
+
+  it('--quiet silences the request log; --base-path moves the resources', async () => {
+    const { url, output } = await start('--port', '0', '--quiet', '--base-path', '/api')
+    expect(url).toMatch(/\/api$/)
+    const response = await fetch(`${url}/products`, {
+      headers: { authorization: 'Bearer sandbox-member-token' },
+    })
+    expect(response.status).toBe(200)
+    await new Promise((resolve) => setTimeout(resolve, 50))
+    expect(output()).not.toMatch(/GET \/api\/products/)
+  })
+
+  it('warns when bound to an address other machines can reach', async () => {
+    const { output } = await start('--port', '0', '--host', '0.0.0.0')
+    expect(output()).toContain('warning: listening on 0.0.0.0')
+  })
+
+  it('says so when the port is taken', async () => {
+    const first = await start('--port', '0')
+    const port = new URL(first.url).port
+    const { code, stderr } = await cli('--port', port)
+    expect(code).toBe(1)
+    expect(stderr).toContain(`port ${port} is in use`)
+  })
+})

@@ -1,0 +1,71 @@
+import { describe, expect, it } from 'vitest'
+import { Table } from '../../index.js'
+
+interface Thing {
+  id: number
+  key: string
+  owner: number
+}
+
+const things = () =>
+  new Table<Thing, 'key', 'owner'>({
+    unique: { key: { key: (thing) => thing.key.toLowerCase() } },
+    groups: { owner: { keys: (thing) => [thing.owner] } },
+  })
+
+describe('Table', () => {
+  it('assigns ids 1, 2, 3 … and never reuses one after a delete', () => {
+    const table = things()
+    expect(table.insert({ key: 'a', owner: 1 }).id).toBe(1)
+    expect(table.insert({ key: 'b', owner: 1 }).id).toBe(2)
+    table.delete(2)
+    expect(table.insert({ key: 'c', owner: 1 }).id).toBe(3)
+    expect(table.all().map((thing) => thing.id)).toEqual([1, 3])
+  })
+
+  it('keeps every index in step with inserts, replaces and deletes', () => {
+    const table = things()
+    table.insert({ key: 'Alpha', owner: 1 })
+    table.insert({ key: 'beta', owner: 2 })
+    expect(table.findUnique('key', 'alpha')?.id).toBe(1)
+    table.replace({ id: 1, key: 'gamma', owner: 2 })
+    expect(table.findUnique('key', 'alpha')).toBeUndefined()
+    expect(table.findUnique('key', 'gamma')?.id).toBe(1)
+    expect(table.group('owner', 2)).toEqual([1, 2])
+    expect(table.group('owner', 1)).toEqual([])
+    table.delete(2)
+    expect(table.findUnique('key', 'beta')).toBeUndefined()
+    expect(table.group('owner', 2)).toEqual([1])
+    expect(table.all()).toEqual([{ id: 1, key: 'gamma', owner: 2 }])
+  })
+
+  it('refuses a duplicate unique key and leaves the table as it was', () => {
+    const table = things()
+    table.insert({ key: 'a', owner: 1 })
+    table.insert({ key: 'b', owner: 1 })
+    expect(() => table.replace({ id: 2, key: 'A', owner: 1 })).toThrow(/already holds/)
+    expect(table.findUnique('key', 'b')?.id).toBe(2)
+    expect(() => table.insert({ key: 'A', owner: 1 })).toThrow(/already holds/)
+    expect(table.size).toBe(2)
+  })
+
+  it('freezes records, deeply', () => {
+    const table = new Table<{ id: number; items: Array<{ n: number }> }>()
+    const record = table.insert({ items: [{ n: 1 }] })
+    expect(
+      Object.isFrozen(record) && Object.isFrozen(record.items) && Object.isFrozen(record.items[0]),
+    ).toBe(true)
+  })
+
+  it('loads records in any order and continues the sequence after the highest id', () => {
+    const table = things()
+    table.load([
+      { id: 9, key: 'x', owner: 1 },
+      { id: 4, key: 'y', owner: 1 },
+    ])
+    expect(table.all().map((thing) => thing.id)).toEqual([4, 9])
+    expect(table.insert({ key: 'z', owner: 1 }).id).toBe(10)
+    table.load([], 20)
+    expect(table.insert({ key: 'z', owner: 1 }).id).toBe(20)
+  })
+})
