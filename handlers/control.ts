@@ -54,7 +54,34 @@ function counts(instance: SandboxInstance) {
   return { users: users.size, products: products.size, orders: orders.size }
 }
 
+const infoSchema = z
+  .object({
+    sandboxId: z
+      .string()
+      .nullable()
+      .meta({ description: 'The X-Sandbox-Id served; null for the default sandbox.' }),
+    counts: countsSchema,
+    config: runtimeConfigSchema,
+    requests: z.int().meta({ description: 'Entries in the request journal.' }),
+  })
+  .meta({ id: 'SandboxInfo' })
+
 export const controlRouter = new Router<ControlOperation>([
+  {
+    path: '/',
+    operations: {
+      GET: {
+        docs: { summary: 'This sandbox at a glance', success: { status: 200, data: infoSchema } },
+        run: ({ instance }) =>
+          success({
+            sandboxId: instance.name,
+            counts: counts(instance),
+            config: instance.config,
+            requests: instance.journal.entries().length,
+          }),
+      },
+    },
+  },
   {
     path: '/db',
     operations: {

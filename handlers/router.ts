@@ -36,10 +36,9 @@ export class Router<Op> {
   constructor(routes: readonly Route<Op>[]) {
     this.routes = routes
     for (const route of routes) {
-      const segments = route.path
-        .split('/')
-        .slice(1)
-        .map((part) => (part.startsWith('{') ? { param: part.slice(1, -1) } : { literal: part }))
+      const segments = splitPath(route.path).map((part) =>
+        part.startsWith('{') ? { param: part.slice(1, -1) } : { literal: part },
+      )
       const list = this.#bySegmentCount.get(segments.length) ?? []
       list.push({ route, segments })
       // Routes with more literal segments first: `/sessions/current` before `/sessions/{id}`.
@@ -51,7 +50,7 @@ export class Router<Op> {
   /** The route for a path (without base path), or null. A trailing slash is ignored. */
   match(path: string): RouteMatch<Op> | null {
     const trimmed = path.length > 1 && path.endsWith('/') ? path.slice(0, -1) : path
-    const parts = trimmed.split('/').slice(1)
+    const parts = splitPath(trimmed)
     if (parts.some((part) => part === '')) return null
     for (const candidate of this.#bySegmentCount.get(parts.length) ?? []) {
       const params: Record<string, string> = {}
@@ -85,6 +84,10 @@ export function operationFor<Op>(route: Route<Op>, method: string): Op {
     )
   }
   return operation
+}
+
+function splitPath(path: string): string[] {
+  return path === '/' ? [] : path.split('/').slice(1)
 }
 
 function literalCount(route: CompiledRoute<unknown>): number {

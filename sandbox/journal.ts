@@ -32,8 +32,10 @@ export class Journal {
     return this.#entries
   }
 
+  /** Empties the journal; ids start again at 1. */
   clear(): void {
     this.#entries.length = 0
+    this.#nextId = 1
   }
 }
 

@@ -4,7 +4,7 @@ import { basename, dirname, join } from 'node:path'
 import { checkDocument } from '../db/document.js'
 import type { Store } from '../db/store.js'
 
-/** How long writes are held back so a burst of changes makes one write. */
+/** How long a change waits before it is written, so a burst of changes makes one write. */
 const DEBOUNCE_MS = 100
 
 /** A data file that could not be used; the file is left as it was. */
@@ -21,6 +21,7 @@ export class DataFile {
   #timer: ReturnType<typeof setTimeout> | undefined
   #writing: Promise<void> = Promise.resolve()
   #dirty = false
+  #lastWriteMs = 0
   #unsubscribe: (() => void) | undefined
 
   constructor(
@@ -63,17 +64,26 @@ export class DataFile {
   async close(): Promise<void> {
     this.#unsubscribe?.()
     clearTimeout(this.#timer)
+    this.#timer = undefined
     if (this.#dirty) await this.#enqueue()
     await this.#writing
   }
 
+  /**
+   * Writes at most once per interval: the first change starts the wait, later ones ride along,
+   * so a steady stream of changes still reaches the disk (a big data set waits longer).
+   */
   #schedule(): void {
     this.#dirty = true
-    clearTimeout(this.#timer)
-    this.#timer = setTimeout(() => void this.#enqueue(), DEBOUNCE_MS)
+    if (this.#timer !== undefined) return
+    this.#timer = setTimeout(
+      () => void this.#enqueue(),
+      Math.max(DEBOUNCE_MS, 4 * this.#lastWriteMs),
+    )
   }
 
   #enqueue(): Promise<void> {
+    this.#timer = undefined
     this.#dirty = false
     this.#writing = this.#writing
       .then(() => this.#write())
@@ -84,6 +94,7 @@ export class DataFile {
   }
 
   async #write(): Promise<void> {
+    const started = performance.now()
     const text = `${JSON.stringify(this.store.toJSON())}\n`
     const temp = join(
       dirname(this.path),
@@ -102,5 +113,6 @@ export class DataFile {
       await rm(temp, { force: true })
       throw error
     }
+    this.#lastWriteMs = performance.now() - started
   }
 }

@@ -1,0 +1,186 @@
+import { describe, expect, it } from 'vitest'
+import type { DbDocument } from '../../index.js'
+import { createSandbox } from '../../index.js'
+import { useInProcessSandbox } from '../support/in-process.js'
+
+const { call, sandbox } = useInProcessSandbox()
+const control = (
+  method: string,
+  path: string,
+  options: { body?: unknown; headers?: Record<string, string> } = {},
+) => call(method, `/__sandbox${path}`, { token: null, ...options })
+
+describe('control API: /__sandbox/db', () => {
+  it('GET returns { users, products, orders } exactly as stored, without a token', async () => {
+    const reply = await control('GET', '/db')
+    expect(reply.status).toBe(200)
+    expect(reply.body.data).toEqual(sandbox.db.toJSON())
+    expect(Object.keys(reply.body.data)).toEqual(['users', 'products', 'orders'])
+  })
+
+  it('PUT replaces all three after validation; ids continue after the highest', async () => {
+    const document = (await control('GET', '/db')).body.data
+    const small = {
+      users: document.users.slice(0, 3),
+      products: document.products.slice(0, 2),
+      orders: [],
+    }
+    const reply = await control('PUT', '/db', { body: small })
+    expect(reply.status).toBe(200)
+    expect(reply.body.data).toEqual({ users: 3, products: 2, orders: 0 })
+    expect((await call('GET', '/users?pageSize=1')).body.data.total).toBe(3)
+    expect(
+      (await call('POST', '/users', { body: { name: 'after-put', email: 'after@example.com' } }))
+        .body.data.id,
+    ).toBe(4)
+  })
+
+  it.each([
+    [
+      (d: DbDocument) => ({
+        ...d,
+        users: [{ ...d.users[0]!, email: 'nope' }, ...d.users.slice(1)],
+      }),
+      'users[0].email: must be a valid e-mail address',
+    ],
+    [
+      (d: DbDocument) => ({ ...d, users: [...d.users, { ...d.users[4]!, id: 999 }] }),
+      "users[50].name: '",
+    ],
+    [
+      (d: DbDocument) => ({ ...d, orders: [{ ...d.orders[0]!, userId: 999 }] }),
+      'orders[0].userId: user 999 does not exist',
+    ],
+    [
+      (d: DbDocument) => ({
+        ...d,
+        orders: [{ ...d.orders[0]!, items: [{ ...d.orders[0]!.items[0]!, productId: 999 }] }],
+      }),
+      'orders[0].items[0].productId: product 999 does not exist',
+    ],
+    [
+      (d: DbDocument) => ({ ...d, orders: [{ ...d.orders[0]!, total: d.orders[0]!.total + 1 }] }),
+      'orders[0].total: must be',
+    ],
+    [(d: DbDocument) => ({ users: d.users, products: d.products }), 'orders: is required'],
+  ])('PUT with a bad record is 422 naming it, and nothing changes (%#)', async (spoil, message) => {
+    const before = sandbox.db.toJSON()
+    const reply = await control('PUT', '/db', {
+      body: spoil((await control('GET', '/db')).body.data),
+    })
+    expect(reply.status).toBe(422)
+    expect(reply.body).toMatchObject({ code: 42200, message: expect.stringContaining(message) })
+    expect(sandbox.db.toJSON()).toEqual(before)
+  })
+
+  it('DELETE resets to the seeded state', async () => {
+    const seeded = sandbox.db.toJSON()
+    await call('DELETE', '/users/7')
+    await call('POST', '/products', { body: { name: 'x', sku: 'XXX', price: 1, stock: 1 } })
+    expect((await control('DELETE', '/db')).status).toBe(204)
+    expect(sandbox.db.toJSON()).toEqual(seeded)
+  })
+})
+
+describe('control API: /__sandbox/requests', () => {
+  it('records API requests oldest first, without secrets, and not its own requests', async () => {
+    await call('GET', '/users?page=2', { headers: { 'x-request-id': 'r1' } })
+    await call('POST', '/sessions', {
+      token: null,
+      body: { email: 'admin@example.com', password: 'password' },
+    })
+    await control('GET', '/config')
+    const { body } = await control('GET', '/requests')
+    expect(body.data).toMatchObject({ total: 2, page: 1, pageSize: 20 })
+    const [first, second] = body.data.list
+    expect(first).toEqual({
+      id: 1,
+      at: expect.stringMatching(/Z$/),
+      method: 'GET',
+      path: '/users',
+      query: { page: '2' },
+      status: 200,
+      durationMs: expect.any(Number),
+      responseCode: 0,
+    })
+    expect(second).toMatchObject({
+      method: 'POST',
+      path: '/sessions',
+      status: 201,
+      requestBody: { email: 'admin@example.com', password: '[redacted]' },
+    })
+    expect(JSON.stringify(body)).not.toContain('sandbox-admin-token')
+  })
+
+  it('keeps the last 1,000', async () => {
+    for (let i = 0; i < 1005; i++) await call('GET', `/users/1?i=${i}`)
+    const { body } = await control('GET', '/requests?page=1&pageSize=1')
+    expect(body.data.total).toBe(1000)
+    expect(body.data.list[0].query).toEqual({ i: '5' })
+  })
+
+  it('DELETE clears it', async () => {
+    await call('GET', '/users/1')
+    expect((await control('DELETE', '/requests')).status).toBe(204)
+    expect((await control('GET', '/requests')).body.data.total).toBe(0)
+  })
+})
+
+describe('control API: /__sandbox/config', () => {
+  it('GET returns the settings', async () => {
+    expect((await control('GET', '/config')).body.data).toEqual({
+      delay: 0,
+      errorRate: 0,
+      dropRate: 0,
+      strict: false,
+      auth: true,
+    })
+  })
+
+  it('PATCH changes them for that sandbox only', async () => {
+    const reply = await control('PATCH', '/config', {
+      body: { strict: true, delay: '10-20' },
+      headers: { 'x-sandbox-id': 'w1' },
+    })
+    expect(reply.body.data).toMatchObject({ strict: true, delay: { min: 10, max: 20 } })
+    expect((await call('GET', '/users?foo=1', { headers: { 'x-sandbox-id': 'w1' } })).status).toBe(
+      400,
+    )
+    expect((await call('GET', '/users?foo=1')).status).toBe(200)
+    expect((await control('GET', '/config')).body.data.strict).toBe(false)
+  })
+
+  it.each([
+    { errorRate: 2 },
+    { delay: -5 },
+    { delay: '9-3' },
+    { strict: 'yes' },
+    { colour: 'red' },
+  ])('PATCH %j is 422', async (body) => {
+    const reply = await control('PATCH', '/config', { body })
+    expect(reply.status).toBe(422)
+    expect(reply.body.code).toBe(42200)
+  })
+})
+
+describe('control API: the rest', () => {
+  it('GET /__sandbox describes this sandbox', async () => {
+    const { body } = await control('GET', '', { headers: { 'x-sandbox-id': 'look' } })
+    expect(body.data).toMatchObject({
+      sandboxId: 'look',
+      counts: { users: 50, products: 30, orders: 100 },
+    })
+  })
+
+  it('unknown control paths are 404, wrong methods 405', async () => {
+    expect((await control('GET', '/nothing')).status).toBe(404)
+    expect((await control('POST', '/db')).status).toBe(405)
+  })
+
+  it('is off with control: false (404)', async () => {
+    const closed = createSandbox({ control: false })
+    const response = await closed.fetch('/__sandbox/db')
+    expect(response.status).toBe(404)
+    expect((await response.json()).code).toBe(40400)
+  })
+})
