@@ -1,0 +1,76 @@
+import type { SetupWorker, StartOptions } from 'msw/browser'
+import { setupWorker } from 'msw/browser'
+import type { Store } from '../db/store.js'
+import type { Sandbox } from '../sandbox/create-sandbox.js'
+import { createSandbox } from '../sandbox/create-sandbox.js'
+import type { SandboxOptions } from '../sandbox/options.js'
+import { persistInStorage } from './storage-persistence.js'
+
+/** Options of {@link startSandbox}: the sandbox's, plus the service worker's. */
+export interface BrowserSandboxOptions extends SandboxOptions {
+  /** What MSW does with requests the sandbox does not claim (default `'bypass'`: they go to the network). */
+  onUnhandledRequest?: StartOptions['onUnhandledRequest']
+  /** No MSW log line per request in the console (default false). */
+  quiet?: boolean
+  /**
+   * Keep the data across reloads in `localStorage`, in step across tabs (default false).
+   * `true` uses the key `shop-sandbox:db`; give `{ key }` to keep several data sets apart.
+   */
+  persist?: boolean | { key: string }
+  /** Where the app serves MSW's worker script (default `/mockServiceWorker.js`). */
+  serviceWorkerUrl?: string
+}
+
+/** A sandbox running in the browser. */
+export interface BrowserSandbox {
+  readonly sandbox: Sandbox
+  /** The default sandbox's data. */
+  readonly db: Store
+  /** MSW's worker. */
+  readonly worker: SetupWorker
+  /** Back to the seeded data (saved too, when persisting). */
+  reset(): void
+  /** Stops intercepting requests and saving data. */
+  stop(): void
+}
+
+/**
+ * Starts the sandbox in the browser: MSW's service worker answers the app's `fetch` and
+ * `XMLHttpRequest` calls with the same handlers the Node server uses. Resolves once the
+ * worker is active, so start the app after it.
+ *
+ * @example
+ * import { startSandbox } from 'shop-sandbox/browser'
+ *
+ * if (import.meta.env.DEV) await startSandbox({ baseUrl: '/api', persist: true })
+ * createApp(App).mount('#app')
+ */
+export async function startSandbox(options: BrowserSandboxOptions = {}): Promise<BrowserSandbox> {
+  const {
+    onUnhandledRequest = 'bypass',
+    quiet = false,
+    persist = false,
+    serviceWorkerUrl,
+    ...sandboxOptions
+  } = options
+  const sandbox = createSandbox(sandboxOptions)
+  const stopPersisting = persist
+    ? persistInStorage(sandbox.db, persist === true ? 'shop-sandbox:db' : persist.key)
+    : () => undefined
+  const worker = setupWorker(...sandbox.handlers)
+  await worker.start({
+    onUnhandledRequest,
+    quiet,
+    ...(serviceWorkerUrl ? { serviceWorker: { url: serviceWorkerUrl } } : {}),
+  })
+  return {
+    sandbox,
+    db: sandbox.db,
+    worker,
+    reset: () => sandbox.reset(),
+    stop() {
+      stopPersisting()
+      worker.stop()
+    },
+  }
+}

@@ -1,0 +1,166 @@
+import { fileURLToPath } from 'node:url'
+import type { BrowserContext, Page } from 'playwright-core'
+import { afterEach, describe, expect, it } from 'vitest'
+import { artifacts, browserAvailable, useDemoInChromium } from '../support/browser.js'
+
+const run = browserAvailable()
+
+/** Runs fetch in the page and returns what the app would see. */
+function pageFetch(
+  page: Page,
+  url: string,
+  init: { method?: string; token?: string | null; body?: unknown } = {},
+) {
+  return page.evaluate(
+    async ({ url, init }) => {
+      const headers: Record<string, string> = {}
+      const token = init.token === undefined ? 'sandbox-admin-token' : init.token
+      if (token) headers.authorization = `Bearer ${token}`
+      if (init.body !== undefined) headers['content-type'] = 'application/json'
+      const response = await fetch(url, {
+        method: init.method ?? 'GET',
+        headers,
+        body: init.body === undefined ? null : JSON.stringify(init.body),
+      })
+      const text = await response.text()
+      return {
+        status: response.status,
+        contentType: response.headers.get('content-type'),
+        body: text ? JSON.parse(text) : null,
+      }
+    },
+    { url, init },
+  )
+}
+
+describe.runIf(run)('browser mode in Chromium', () => {
+  const demo = useDemoInChromium()
+  const contexts: BrowserContext[] = []
+  afterEach(async () => {
+    for (const context of contexts.splice(0)) await context.close()
+  })
+
+  async function open(query = '', context?: BrowserContext): Promise<Page> {
+    const ctx = context ?? (await demo.newContext())
+    if (!context) contexts.push(ctx)
+    const page = await ctx.newPage()
+    await page.goto(`${demo.url}${query}`)
+    await page.waitForSelector('html[data-sandbox="ready"]', { timeout: 15_000 })
+    return page
+  }
+
+  it('starts the worker, shows the demo, and answers the page’s fetch with the envelope', async () => {
+    const page = await open()
+    await page.waitForSelector('#users tr')
+    await page.screenshot({ path: fileURLToPath(new URL('demo.png', artifacts)), fullPage: true })
+    expect(await page.locator('#users tr').count()).toBe(10)
+    const reply = await pageFetch(page, '/users?pageSize=3')
+    expect(reply.status).toBe(200)
+    expect(reply.contentType).toBe('application/json; charset=utf-8')
+    expect(reply.body).toMatchObject({
+      code: 0,
+      message: 'success',
+      data: { total: 50, page: 1, pageSize: 3 },
+    })
+    expect(await page.locator('#envelope').textContent()).toContain('"code": 0')
+  })
+
+  it('POST then GET sees the new user', async () => {
+    const page = await open()
+    const created = await pageFetch(page, '/users', {
+      method: 'POST',
+      body: { name: 'in-browser', email: 'browser@example.com' },
+    })
+    expect(created.status).toBe(201)
+    const read = await pageFetch(page, `/users/${created.body.data.id}`)
+    expect(read.body.data).toEqual(created.body.data)
+  })
+
+  it('401 without a token, 403 with the member token', async () => {
+    const page = await open()
+    const anonymous = await pageFetch(page, '/users', { token: null })
+    expect(anonymous).toMatchObject({ status: 401, body: { code: 40100, data: null } })
+    const member = await pageFetch(page, '/users', { token: 'sandbox-member-token' })
+    expect(member).toMatchObject({ status: 403, body: { code: 40300, data: null } })
+  })
+
+  it('answers XMLHttpRequest too', async () => {
+    const page = await open()
+    const status = await page.evaluate(
+      () =>
+        new Promise<number>((resolve) => {
+          const xhr = new XMLHttpRequest()
+          xhr.open('GET', '/products/1')
+          xhr.setRequestHeader('authorization', 'Bearer sandbox-member-token')
+          xhr.onload = () => resolve(xhr.status)
+          xhr.send()
+        }),
+    )
+    expect(status).toBe(200)
+  })
+
+  it('persist keeps a created user across a reload, and a second tab sees it', async () => {
+    const context = await demo.newContext()
+    contexts.push(context)
+    const page = await open('?persist=1', context)
+    const created = await pageFetch(page, '/users', {
+      method: 'POST',
+      body: { name: 'kept', email: 'kept@example.com' },
+    })
+    expect(created.status).toBe(201)
+    await page.reload()
+    await page.waitForSelector('html[data-sandbox="ready"]')
+    expect((await pageFetch(page, `/users/${created.body.data.id}`)).status).toBe(200)
+    const second = await open('?persist=1', context)
+    expect((await pageFetch(second, '/users?keyword=kept')).body.data.total).toBe(1)
+    // Live sync: a change in one open tab reaches the other without a reload.
+    await pageFetch(second, `/users/${created.body.data.id}`, { method: 'DELETE' })
+    await expect
+      .poll(async () => (await pageFetch(page, `/users/${created.body.data.id}`)).status)
+      .toBe(404)
+    const next = await pageFetch(page, '/users', {
+      method: 'POST',
+      body: { name: 'next-one', email: 'next@example.com' },
+    })
+    expect(next.body.data.id).toBe(created.body.data.id + 1)
+  })
+
+  it('without persist a reload starts from the seed again', async () => {
+    const page = await open()
+    const created = await pageFetch(page, '/users', {
+      method: 'POST',
+      body: { name: 'fleeting', email: 'fleeting@example.com' },
+    })
+    await page.reload()
+    await page.waitForSelector('html[data-sandbox="ready"]')
+    expect((await pageFetch(page, `/users/${created.body.data.id}`)).status).toBe(404)
+  })
+
+  it('intercepts an absolute baseUrl on another origin', async () => {
+    const page = await open('?baseUrl=https://api.example.com')
+    const reply = await pageFetch(page, 'https://api.example.com/users/1')
+    expect(reply).toMatchObject({
+      status: 200,
+      body: { data: { id: 1, email: 'admin@example.com' } },
+    })
+    expect((await pageFetch(page, 'https://api.example.com/getUsers')).status).toBe(404)
+    expect(await page.locator('#users tr').count()).toBeGreaterThan(0)
+  })
+
+  it('lets a person create, edit, search and delete users in the demo UI', async () => {
+    const page = await open()
+    await page.fill('input[name=name]', 'ui-user')
+    await page.fill('input[name=email]', 'ui@example.com')
+    await page.click('#save')
+    await page.fill('#keyword', 'ui-user')
+    await expect.poll(() => page.locator('#users tr').count()).toBe(1)
+    expect(await page.locator('#users tr').textContent()).toContain('ui@example.com')
+    await page.click('#users tr >> text=Edit')
+    await page.fill('input[name=name]', 'ui-renamed')
+    await page.click('#save')
+    await page.fill('#keyword', 'ui-renamed')
+    await expect.poll(() => page.locator('#users tr').count()).toBe(1)
+    await page.click('#users tr >> text=Delete')
+    await expect.poll(() => page.locator('#users tr').count()).toBe(0)
+  })
+})
