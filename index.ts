@@ -52,3 +52,5 @@ export type { Delay, RuntimeConfig, RuntimeConfigInput } from './sandbox/runtime
 export const ADMIN_TOKEN = 'sandbox-admin-token'
 /** The fixed member token: user 2, member@example.com. */
 export const MEMBER_TOKEN = 'sandbox-member-token'
+export type { OpenApiOptions } from './openapi/document.js'
+export { openApiDocument } from './openapi/document.js'

@@ -2,6 +2,7 @@ import yargs from 'yargs'
 import { seedDefaults } from '../db/seed.js'
 import { basePathFlag, delayFlag, integerFlag, rateFlag } from './flags.js'
 import { init } from './init.js'
+import { printOpenApi } from './openapi.js'
 import { packageInfo } from './package-info.js'
 import { serve } from './serve.js'
 
@@ -25,6 +26,28 @@ export async function runCli(argv: string[]): Promise<void> {
           })
           .example('$0 init public', 'Vite, Create React App: public/mockServiceWorker.js'),
       (args) => init(args.publicDir),
+    )
+    .command(
+      'openapi',
+      'Print the OpenAPI 3.1 document of the API',
+      (command) =>
+        command
+          .option('base-url', {
+            describe: 'Base URL for the servers entry: /api or https://api.example.com',
+            default: '',
+            type: 'string',
+          })
+          .option('output', {
+            alias: 'o',
+            describe: 'Write to this file instead of stdout',
+            type: 'string',
+          })
+          .example('$0 openapi > openapi.json', 'Save the document')
+          .example(
+            '$0 openapi --base-url https://api.example.com -o openapi.json',
+            'For a client of the real API',
+          ),
+      (args) => printOpenApi(args.baseUrl, args.output),
     )
     .command(
       ['serve', '$0'],

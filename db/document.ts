@@ -3,18 +3,20 @@ import { describeIssue } from './issues.js'
 import { orderTotal } from './money.js'
 import { orderSchema } from './order-schema.js'
 import { productSchema } from './product-schema.js'
+import { documented } from './registry.js'
 import type { DbDocument } from './store.js'
 import { foldCase } from './store.js'
 import { userSchema } from './user-schema.js'
 
 /** The whole data set as one JSON document (`GET/PUT /__sandbox/db`, the `--data` file). */
-export const dbDocumentSchema = z
-  .object({
+export const dbDocumentSchema = documented(
+  z.object({
     users: z.array(userSchema),
     products: z.array(productSchema),
     orders: z.array(orderSchema),
-  })
-  .meta({ id: 'DbDocument' })
+  }),
+  { id: 'DbDocument' },
+)
 
 export type DocumentCheck = { ok: true; document: DbDocument } | { ok: false; problem: string }
 

@@ -1,4 +1,5 @@
 import { z } from 'zod'
+import { documented } from './registry.js'
 
 /** A record id: a positive safe integer, assigned by the sandbox (CONTRACT B1). */
 export const idSchema = z.int().min(1)
@@ -9,11 +10,22 @@ export const timestampSchema = z.iso.datetime({ precision: 3 })
 /** `active` or `inactive`: the status of users and products. */
 export const activitySchema = z.enum(['active', 'inactive'])
 
-/** A price in the shop's currency: 0 to 1,000,000 with at most two decimals. */
-export const priceSchema = z.number().min(0).max(1_000_000).multipleOf(0.01)
+/** Whether an amount has at most two decimals (tolerating float noise such as 0.1 + 0.2). */
+function wholeCents(amount: number): boolean {
+  return Math.abs(Math.round(amount * 100) - amount * 100) < 1e-6
+}
 
-/** The fields every record has and no client can write. */
-export const readOnlyFields = ['id', 'createdAt', 'updatedAt'] as const
+/**
+ * A price in the shop's currency: 0 to 1,000,000 with at most two decimals. The decimals
+ * rule is a refinement, not JSON Schema's `multipleOf: 0.01`: common validators (Ajv) compute
+ * 19.99 / 0.01 in floating point and would reject valid prices.
+ */
+export const priceSchema = documented(
+  z.number().min(0).max(1_000_000).refine(wholeCents, 'must have at most 2 decimals'),
+  { description: 'At most 2 decimals.' },
+)
 
-/** Marks the read-only fields in the generated JSON Schema (and so in OpenAPI). */
-export const readOnly = { readOnly: true } as const
+/** A field no client can write. */
+export function readOnly<T extends z.ZodType>(schema: T, description?: string): T {
+  return documented(schema, { readOnly: true, ...(description ? { description } : {}) })
+}

@@ -1,22 +1,23 @@
 import { z } from 'zod'
 import { activitySchema, idSchema, priceSchema, readOnly, timestampSchema } from './fields.js'
+import { documented } from './registry.js'
 
 /** A product as stored and returned (CONTRACT B1). */
-export const productSchema = z
-  .object({
-    id: idSchema.meta(readOnly),
+export const productSchema = documented(
+  z.object({
+    id: readOnly(idSchema),
     name: z.string().trim().min(1).max(100),
-    sku: z
-      .string()
-      .regex(/^[A-Z0-9-]{3,32}$/)
-      .meta({ description: 'Stock keeping unit: 3-32 of A-Z, 0-9 and "-"; unique.' }),
+    sku: documented(z.string().regex(/^[A-Z0-9-]{3,32}$/), {
+      description: 'Stock keeping unit: 3-32 of A-Z, 0-9 and "-"; unique.',
+    }),
     price: priceSchema,
     stock: z.int().min(0),
     status: activitySchema,
-    createdAt: timestampSchema.meta(readOnly),
-    updatedAt: timestampSchema.meta(readOnly),
-  })
-  .meta({ id: 'Product' })
+    createdAt: readOnly(timestampSchema),
+    updatedAt: readOnly(timestampSchema),
+  }),
+  { id: 'Product' },
+)
 
 const writable = productSchema.pick({
   name: true,
@@ -27,14 +28,17 @@ const writable = productSchema.pick({
 })
 
 /** Body of `POST /products`: `status` defaults to `active`. */
-export const productCreateSchema = writable
-  .extend({ status: activitySchema.default('active') })
-  .meta({ id: 'ProductCreate' })
+export const productCreateSchema = documented(
+  writable.extend({ status: activitySchema.default('active') }),
+  {
+    id: 'ProductCreate',
+  },
+)
 
 /** Body of `PUT /products/{product_id}`: every writable field. */
-export const productReplaceSchema = writable.meta({ id: 'ProductReplace' })
+export const productReplaceSchema = documented(writable, { id: 'ProductReplace' })
 
 /** Body of `PATCH /products/{product_id}`: any writable field. */
-export const productPatchSchema = writable.partial().meta({ id: 'ProductPatch' })
+export const productPatchSchema = documented(writable.partial(), { id: 'ProductPatch' })
 
 export type Product = z.infer<typeof productSchema>

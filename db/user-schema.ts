@@ -1,41 +1,41 @@
 import { z } from 'zod'
 import { activitySchema, idSchema, readOnly, timestampSchema } from './fields.js'
+import { documented } from './registry.js'
 
 export const userRoleSchema = z.enum(['admin', 'member'])
 
 /** A user as stored and returned (CONTRACT B1). */
-export const userSchema = z
-  .object({
-    id: idSchema.meta(readOnly),
-    name: z
-      .string()
-      .trim()
-      .min(2)
-      .max(50)
-      .meta({ description: 'The username, unique case-insensitively.' }),
-    email: z.email().max(254).meta({ description: 'Unique case-insensitively.' }),
+export const userSchema = documented(
+  z.object({
+    id: readOnly(idSchema),
+    name: documented(z.string().trim().min(2).max(50), {
+      description: 'The username: trimmed, 2-50 characters, unique case-insensitively.',
+    }),
+    email: documented(z.email().max(254), { description: 'Unique case-insensitively.' }),
     status: activitySchema,
-    role: userRoleSchema.meta({ description: 'Only an admin may set or change it.' }),
-    createdAt: timestampSchema.meta(readOnly),
-    updatedAt: timestampSchema.meta(readOnly),
-  })
-  .meta({ id: 'User' })
+    role: documented(userRoleSchema, { description: 'Only an admin may set or change it.' }),
+    createdAt: readOnly(timestampSchema),
+    updatedAt: readOnly(timestampSchema),
+  }),
+  { id: 'User' },
+)
 
 const writable = userSchema.pick({ name: true, email: true, status: true, role: true })
 
 /** Body of `POST /users`: `status` defaults to `active`, `role` to `member`. */
-export const userCreateSchema = writable
-  .extend({
+export const userCreateSchema = documented(
+  writable.extend({
     status: activitySchema.default('active'),
     role: userRoleSchema.default('member'),
-  })
-  .meta({ id: 'UserCreate' })
+  }),
+  { id: 'UserCreate' },
+)
 
 /** Body of `PUT /users/{user_id}`: every writable field. */
-export const userReplaceSchema = writable.meta({ id: 'UserReplace' })
+export const userReplaceSchema = documented(writable, { id: 'UserReplace' })
 
 /** Body of `PATCH /users/{user_id}`: any writable field. */
-export const userPatchSchema = writable.partial().meta({ id: 'UserPatch' })
+export const userPatchSchema = documented(writable.partial(), { id: 'UserPatch' })
 
 export type User = z.infer<typeof userSchema>
 export type UserRole = z.infer<typeof userRoleSchema>

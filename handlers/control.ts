@@ -1,5 +1,7 @@
 import { z } from 'zod'
 import { checkDocument, dbDocumentSchema } from '../db/document.js'
+import { timestampSchema } from '../db/fields.js'
+import { documented } from '../db/registry.js'
 import type { SandboxInstance } from '../sandbox/instance.js'
 import { runtimeConfigPatchSchema, runtimeConfigSchema } from '../sandbox/runtime-config.js'
 import { ApiError } from './api-error.js'
@@ -22,6 +24,7 @@ export interface ControlContext {
 
 export interface ControlOperation {
   docs: {
+    operationId: string
     summary: string
     description?: string
     success: { status: number; data: z.ZodType | null; list?: boolean }
@@ -31,47 +34,54 @@ export interface ControlOperation {
 }
 
 /** One request of the journal (`GET /__sandbox/requests`). */
-export const journalEntrySchema = z
-  .object({
+export const journalEntrySchema = documented(
+  z.object({
     id: z.int(),
-    at: z.iso.datetime({ precision: 3 }),
+    at: timestampSchema,
     method: z.string(),
     path: z.string(),
     query: z.record(z.string(), z.union([z.string(), z.array(z.string())])),
-    status: z.int().meta({ description: 'HTTP status; 0 when the connection was dropped.' }),
+    status: documented(z.int(), { description: 'HTTP status; 0 when the connection was dropped.' }),
     durationMs: z.number(),
-    requestBody: z.unknown().optional().meta({ description: 'The JSON body, passwords redacted.' }),
+    requestBody: documented(z.unknown(), {
+      description: 'The JSON body, passwords redacted.',
+    }).optional(),
     responseCode: z.int().nullable(),
-  })
-  .meta({ id: 'JournalEntry' })
+  }),
+  { id: 'JournalEntry' },
+)
 
-const countsSchema = z
-  .object({ users: z.int(), products: z.int(), orders: z.int() })
-  .meta({ id: 'DbCounts' })
+const countsSchema = documented(z.object({ users: z.int(), products: z.int(), orders: z.int() }), {
+  id: 'DbCounts',
+})
 
 function counts(instance: SandboxInstance) {
   const { users, products, orders } = instance.store
   return { users: users.size, products: products.size, orders: orders.size }
 }
 
-const infoSchema = z
-  .object({
-    sandboxId: z
-      .string()
-      .nullable()
-      .meta({ description: 'The X-Sandbox-Id served; null for the default sandbox.' }),
+const infoSchema = documented(
+  z.object({
+    sandboxId: documented(z.string().nullable(), {
+      description: 'The X-Sandbox-Id served; null for the default sandbox.',
+    }),
     counts: countsSchema,
     config: runtimeConfigSchema,
-    requests: z.int().meta({ description: 'Entries in the request journal.' }),
-  })
-  .meta({ id: 'SandboxInfo' })
+    requests: documented(z.int(), { description: 'Entries in the request journal.' }),
+  }),
+  { id: 'SandboxInfo' },
+)
 
 export const controlRouter = new Router<ControlOperation>([
   {
     path: '/',
     operations: {
       GET: {
-        docs: { summary: 'This sandbox at a glance', success: { status: 200, data: infoSchema } },
+        docs: {
+          operationId: 'getSandboxInfo',
+          summary: 'This sandbox at a glance',
+          success: { status: 200, data: infoSchema },
+        },
         run: ({ instance }) =>
           success({
             sandboxId: instance.name,
@@ -87,6 +97,7 @@ export const controlRouter = new Router<ControlOperation>([
     operations: {
       GET: {
         docs: {
+          operationId: 'getSandboxData',
           summary: 'The data as one document',
           success: { status: 200, data: dbDocumentSchema },
         },
@@ -94,6 +105,7 @@ export const controlRouter = new Router<ControlOperation>([
       },
       PUT: {
         docs: {
+          operationId: 'replaceSandboxData',
           summary: 'Replace all data',
           description:
             'Every record and every reference is validated first; on a problem (422) nothing changes.',
@@ -109,7 +121,11 @@ export const controlRouter = new Router<ControlOperation>([
         },
       },
       DELETE: {
-        docs: { summary: 'Reset the data to the seed', success: { status: 204, data: null } },
+        docs: {
+          operationId: 'resetSandboxData',
+          summary: 'Reset the data to the seed',
+          success: { status: 204, data: null },
+        },
         run({ instance }) {
           instance.resetData()
           return noContent()
@@ -122,6 +138,7 @@ export const controlRouter = new Router<ControlOperation>([
     operations: {
       GET: {
         docs: {
+          operationId: 'listSandboxRequests',
           summary: 'The request journal, oldest first',
           description:
             'The last 1,000 API requests of this sandbox; `page` and `pageSize` as for collections.',
@@ -151,7 +168,11 @@ export const controlRouter = new Router<ControlOperation>([
         },
       },
       DELETE: {
-        docs: { summary: 'Clear the request journal', success: { status: 204, data: null } },
+        docs: {
+          operationId: 'clearSandboxRequests',
+          summary: 'Clear the request journal',
+          success: { status: 204, data: null },
+        },
         run({ instance }) {
           instance.journal.clear()
           return noContent()
@@ -164,6 +185,7 @@ export const controlRouter = new Router<ControlOperation>([
     operations: {
       GET: {
         docs: {
+          operationId: 'getSandboxConfig',
           summary: 'The runtime settings',
           success: { status: 200, data: runtimeConfigSchema },
         },
@@ -171,6 +193,7 @@ export const controlRouter = new Router<ControlOperation>([
       },
       PATCH: {
         docs: {
+          operationId: 'updateSandboxConfig',
           summary: 'Change runtime settings of this sandbox',
           success: { status: 200, data: runtimeConfigSchema },
           body: runtimeConfigPatchSchema,

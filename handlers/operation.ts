@@ -38,11 +38,16 @@ export type Permit = (principal: Principal, params: Readonly<Record<string, stri
 
 /** Documentation of an operation, for the OpenAPI document. */
 export interface OperationDocs {
+  /** Unique name of the operation in the OpenAPI document, e.g. `listUsers`. */
+  operationId: string
   summary: string
   description?: string
   tags: string[]
-  /** The success status and the schema of `data` (null for 204). */
-  success: { status: number; data: z.ZodType | null; list?: boolean }
+  /**
+   * The success status and the schema of `data` (null for 204); for a DELETE, the record
+   * returned under `Prefer: return=representation`.
+   */
+  success: { status: number; data: z.ZodType | null; list?: boolean; representation?: z.ZodType }
   /** The request body schema, if the operation takes one. */
   body?: z.ZodType
   /** The query parameters: a list query, only `fields`, or none. */

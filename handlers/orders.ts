@@ -41,6 +41,7 @@ function pathOrder(context: OperationContext): Order {
 
 const listOrders: Operation = {
   docs: {
+    operationId: 'listOrders',
     summary: 'List orders',
     tags: ['orders'],
     success: { status: 200, data: orderSchema, list: true },
@@ -57,6 +58,7 @@ const listOrders: Operation = {
 
 const createOrder: Operation = {
   docs: {
+    operationId: 'createOrder',
     summary: 'Place an order for a user',
     description: 'Takes the quantities from product stock; every product must exist and be active.',
     tags: ['orders'],
@@ -76,6 +78,7 @@ const createOrder: Operation = {
 
 const getOrder: Operation = {
   docs: {
+    operationId: 'getOrder',
     summary: 'Get an order',
     tags: ['orders'],
     success: { status: 200, data: orderSchema },
@@ -111,6 +114,7 @@ const orderChangeErrors = [
 
 const replaceOrder: Operation = {
   docs: {
+    operationId: 'replaceOrder',
     summary: 'Replace an order (status and items)',
     description:
       'Status follows pending→paid→shipped→delivered, pending|paid→cancelled; items change only while pending; cancelling returns the stock.',
@@ -123,16 +127,22 @@ const replaceOrder: Operation = {
 }
 
 const patchOrder: Operation = {
-  docs: { ...replaceOrder.docs, summary: 'Update an order partially', body: orderPatchSchema },
+  docs: {
+    ...replaceOrder.docs,
+    operationId: 'updateOrder',
+    summary: 'Update an order partially',
+    body: orderPatchSchema,
+  },
   run: updateOrder(false),
 }
 
 const deleteOrder: Operation = {
   docs: {
+    operationId: 'deleteOrder',
     summary: 'Delete an order',
     description: 'A pending or paid order gives its stock back.',
     tags: ['orders'],
-    success: { status: 204, data: null },
+    success: { status: 204, data: null, representation: orderSchema },
     errors: ['notFound'],
   },
   run(context) {
@@ -145,6 +155,7 @@ const deleteOrder: Operation = {
 const listUserOrders: Operation = {
   permit: ownUser,
   docs: {
+    operationId: 'listUserOrders',
     summary: "List a user's orders",
     tags: ['orders'],
     success: { status: 200, data: orderSchema, list: true },
@@ -164,6 +175,7 @@ const listUserOrders: Operation = {
 const createUserOrder: Operation = {
   permit: ownUser,
   docs: {
+    operationId: 'createUserOrder',
     summary: 'Place an order for this user',
     description: 'The owner is the user in the path. Takes the quantities from product stock.',
     tags: ['orders'],
@@ -183,6 +195,7 @@ const createUserOrder: Operation = {
 const getUserOrder: Operation = {
   permit: ownUser,
   docs: {
+    operationId: 'getUserOrder',
     summary: 'Get one order of this user',
     description: '404 when the user does not exist, and when the order is not this user’s.',
     tags: ['orders'],

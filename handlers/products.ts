@@ -60,6 +60,7 @@ async function update(context: OperationContext, replace: boolean) {
 const listProducts: Operation = {
   permit: anyone,
   docs: {
+    operationId: 'listProducts',
     summary: 'List products',
     tags: ['products'],
     success: { status: 200, data: productSchema, list: true },
@@ -75,6 +76,7 @@ const listProducts: Operation = {
 
 const createProduct: Operation = {
   docs: {
+    operationId: 'createProduct',
     summary: 'Create a product',
     tags: ['products'],
     success: { status: 201, data: productSchema },
@@ -100,6 +102,7 @@ const createProduct: Operation = {
 const getProduct: Operation = {
   permit: anyone,
   docs: {
+    operationId: 'getProduct',
     summary: 'Get a product',
     tags: ['products'],
     success: { status: 200, data: productSchema },
@@ -115,6 +118,7 @@ const getProduct: Operation = {
 
 const replaceProduct: Operation = {
   docs: {
+    operationId: 'replaceProduct',
     summary: 'Replace a product',
     description: 'Every writable field is required.',
     tags: ['products'],
@@ -127,6 +131,7 @@ const replaceProduct: Operation = {
 
 const patchProduct: Operation = {
   docs: {
+    operationId: 'updateProduct',
     summary: 'Update a product partially',
     tags: ['products'],
     success: { status: 200, data: productSchema },
@@ -138,11 +143,12 @@ const patchProduct: Operation = {
 
 const deleteProduct: Operation = {
   docs: {
+    operationId: 'deleteProduct',
     summary: 'Delete a product, and the orders that contain it',
     description:
       'Orders refer to their products, so the orders containing this product are deleted with it (pending and paid ones give their other items’ stock back). To keep order history, set the product inactive instead.',
     tags: ['products'],
-    success: { status: 204, data: null },
+    success: { status: 204, data: null, representation: productSchema },
     errors: ['notFound'],
   },
   run(context) {

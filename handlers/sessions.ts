@@ -1,4 +1,6 @@
 import { z } from 'zod'
+import { timestampSchema } from '../db/fields.js'
+import { documented } from '../db/registry.js'
 import { SEED_PASSWORD } from '../db/seed.js'
 import { foldCase } from '../db/store.js'
 import { userSchema } from '../db/user-schema.js'
@@ -10,22 +12,27 @@ import { anyone } from './operation.js'
 import type { Route } from './router.js'
 
 /** Body of `POST /sessions`. */
-export const credentialsSchema = z
-  .object({ email: z.string().max(254), password: z.string().max(1024) })
-  .meta({ id: 'Credentials' })
+export const credentialsSchema = documented(
+  z.object({ email: z.string().max(254), password: z.string().max(1024) }),
+  {
+    id: 'Credentials',
+  },
+)
 
 /** What `POST /sessions` returns. */
-export const sessionSchema = z
-  .object({
-    token: z.string().meta({ description: 'Send it as Authorization: Bearer <token>.' }),
-    expiresAt: z.iso.datetime({ precision: 3 }),
+export const sessionSchema = documented(
+  z.object({
+    token: documented(z.string(), { description: 'Send it as Authorization: Bearer <token>.' }),
+    expiresAt: timestampSchema,
     user: userSchema,
-  })
-  .meta({ id: 'Session' })
+  }),
+  { id: 'Session' },
+)
 
 const createSession: Operation = {
   auth: false,
   docs: {
+    operationId: 'createSession',
     summary: 'Sign in: exchange e-mail and password for a bearer token',
     description:
       'Every seeded user’s password is `password`. Tokens expire after the token TTL (one hour by default).',
@@ -52,6 +59,7 @@ const createSession: Operation = {
 const endSession: Operation = {
   permit: anyone,
   docs: {
+    operationId: 'deleteSession',
     summary: 'Sign out: revoke the token used',
     description:
       'The fixed sandbox tokens cannot be revoked: for them this succeeds and changes nothing.',

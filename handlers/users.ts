@@ -85,6 +85,7 @@ async function update(context: OperationContext, replace: boolean) {
 
 const listUsers: Operation = {
   docs: {
+    operationId: 'listUsers',
     summary: 'List users',
     tags: ['users'],
     success: { status: 200, data: userSchema, list: true },
@@ -100,6 +101,7 @@ const listUsers: Operation = {
 
 const createUser: Operation = {
   docs: {
+    operationId: 'createUser',
     summary: 'Create a user',
     tags: ['users'],
     success: { status: 201, data: userSchema },
@@ -121,6 +123,7 @@ const createUser: Operation = {
 const getUser: Operation = {
   permit: ownUser,
   docs: {
+    operationId: 'getUser',
     summary: 'Get a user',
     tags: ['users'],
     success: { status: 200, data: userSchema },
@@ -137,6 +140,7 @@ const getUser: Operation = {
 const replaceUser: Operation = {
   permit: ownUser,
   docs: {
+    operationId: 'replaceUser',
     summary: 'Replace a user',
     description:
       'Every writable field is required (a member sends only name and email: they cannot write role or status).',
@@ -151,6 +155,7 @@ const replaceUser: Operation = {
 const patchUser: Operation = {
   permit: ownUser,
   docs: {
+    operationId: 'updateUser',
     summary: 'Update a user partially',
     tags: ['users'],
     success: { status: 200, data: userSchema },
@@ -162,9 +167,10 @@ const patchUser: Operation = {
 
 const deleteUser: Operation = {
   docs: {
+    operationId: 'deleteUser',
     summary: "Delete a user and the user's orders",
     tags: ['users'],
-    success: { status: 204, data: null },
+    success: { status: 204, data: null, representation: userSchema },
     errors: ['notFound'],
   },
   run(context) {

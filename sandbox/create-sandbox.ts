@@ -11,6 +11,7 @@ import { handle } from '../handlers/pipeline.js'
 import { SandboxInstance } from './instance.js'
 import type { JournalEntry } from './journal.js'
 import { createHandlers, toFetchResponse } from './msw-handlers.js'
+import { openApiResponse } from './openapi-response.js'
 import type { ResolvedOptions, SandboxOptions } from './options.js'
 import { resolveOptions } from './options.js'
 import { InstanceRegistry } from './registry.js'
@@ -79,7 +80,8 @@ export function createSandbox(options: SandboxOptions = {}): Sandbox {
     now: resolved.now,
     control: (request, path, instance) =>
       resolved.control ? handleControl(request, path, instance) : null,
-    documents: () => null,
+    documents: (request, path) =>
+      path === '/openapi.json' ? openApiResponse(request, resolved) : null,
     onUnexpectedError: resolved.onUnexpectedError,
   }
   const handleRequest = (request: ApiRequest) => handle(host, request)

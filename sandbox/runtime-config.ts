@@ -1,4 +1,5 @@
 import { z } from 'zod'
+import { documented } from '../db/registry.js'
 
 const delayMs = z.int().min(0).max(60_000)
 
@@ -16,43 +17,48 @@ const delayText = z
   })
   .pipe(z.union([delayMs, delayRange]))
 
-/** A latency: a fixed number of milliseconds, or a uniform range `{ min, max }`. */
-export const delaySchema = z.union([delayMs, delayRange, delayText]).meta({
+const delayValue = z.union([delayMs, delayRange])
+
+/** A latency as given: ms, a range `{ min, max }`, or the text `"100-300"`. */
+export const delaySchema = documented(z.union([delayMs, delayRange, delayText]), {
   description: 'Milliseconds (0-60000), or a range { min, max } (also written "100-300").',
 })
 
 const rate = z.number().min(0).max(1)
 
-/** The sandbox's runtime settings (CONTRACT C): `GET /__sandbox/config` returns them. */
-export const runtimeConfigSchema = z
-  .object({
-    delay: delaySchema.default(0),
-    errorRate: rate.default(0).meta({ description: 'Share of API requests answered 500 or 503.' }),
-    dropRate: rate
-      .default(0)
-      .meta({ description: 'Share of API requests whose connection is dropped.' }),
-    strict: z
-      .boolean()
-      .default(false)
-      .meta({ description: 'Unknown query parameters and body fields are errors.' }),
-    auth: z
-      .boolean()
-      .default(true)
-      .meta({ description: 'When false, requests without a token act as the admin.' }),
-  })
-  .meta({ id: 'SandboxConfig' })
+const settings = {
+  errorRate: documented(rate, {
+    description: 'Share of API requests answered 500 or 503 (0 to 1).',
+  }),
+  dropRate: documented(rate, {
+    description: 'Share of API requests whose connection is dropped (0 to 1).',
+  }),
+  strict: documented(z.boolean(), {
+    description: 'Unknown query parameters and body fields are errors.',
+  }),
+  auth: documented(z.boolean(), {
+    description: 'When false, requests without a token act as the admin.',
+  }),
+}
+
+/** The sandbox's runtime settings (CONTRACT C): what `GET /__sandbox/config` returns. */
+export const runtimeConfigSchema = documented(
+  z.object({
+    delay: documented(delayValue, {
+      description: 'Milliseconds, or a uniform range { min, max }.',
+    }),
+    ...settings,
+  }),
+  { id: 'SandboxConfig' },
+)
 
 /** Body of `PATCH /__sandbox/config`: any of the settings. */
-export const runtimeConfigPatchSchema = z
-  .object({
-    delay: delaySchema,
-    errorRate: rate,
-    dropRate: rate,
-    strict: z.boolean(),
-    auth: z.boolean(),
-  })
-  .partial()
-  .meta({ id: 'SandboxConfigPatch' })
+export const runtimeConfigPatchSchema = documented(
+  z.object({ delay: delaySchema, ...settings }).partial(),
+  {
+    id: 'SandboxConfigPatch',
+  },
+)
 
 export type Delay = number | { min: number; max: number }
 

@@ -6,6 +6,7 @@ import { ApiError } from '../handlers/api-error.js'
 import { failure } from '../handlers/envelope.js'
 import type { ApiResponse } from '../handlers/exchange.js'
 import type { Sandbox } from '../sandbox/create-sandbox.js'
+import { docsPage } from './docs-page.js'
 import { requestLog } from './request-log.js'
 import { transport } from './transport.js'
 
@@ -48,6 +49,7 @@ export function createApp(sandbox: Sandbox, options: AppOptions) {
     }),
   )
   // @mswjs/http-middleware types its handlers with msw's CommonJS build; ours come from the ESM build.
+  app.use(docsPage())
   app.use(createMiddleware(...(sandbox.handlers as unknown as Parameters<typeof createMiddleware>)))
   // Paths the handlers do not claim get the pipeline's own 404 envelope.
   app.use(async (req: Request, res: Response, next: NextFunction) => {

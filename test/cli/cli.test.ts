@@ -1,6 +1,9 @@
 import type { ChildProcess } from 'node:child_process'
 import { execFile, spawn } from 'node:child_process'
 import { once } from 'node:events'
+import { mkdtemp, readFile } from 'node:fs/promises'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
 import { fileURLToPath } from 'node:url'
 import { promisify } from 'node:util'
 import { afterEach, describe, expect, it } from 'vitest'
@@ -71,6 +74,25 @@ describe('shop-sandbox CLI', () => {
     const { code, stdout } = await cli('--version')
     expect(code).toBe(0)
     expect(stdout.trim()).toMatch(/^\d+\.\d+\.\d+/)
+  })
+
+  it('openapi prints the OpenAPI 3.1 document, for a base URL', async () => {
+    const { code, stdout } = await cli('openapi', '--base-url', 'https://api.example.com')
+    expect(code).toBe(0)
+    const document = JSON.parse(stdout)
+    expect(document.openapi).toBe('3.1.0')
+    expect(document.servers).toEqual([{ url: 'https://api.example.com' }])
+    expect(document.paths['/users/{user_id}/orders']).toBeDefined()
+  })
+
+  it('init copies MSW’s worker script into a folder', async () => {
+    const dir = await mkdtemp(join(tmpdir(), 'shop-sandbox-init-'))
+    const { code, stdout } = await cli('init', join(dir, 'public'))
+    expect(code).toBe(0)
+    expect(stdout).toMatch(/wrote .*mockServiceWorker\.js \(msw 2\./)
+    expect(await readFile(join(dir, 'public', 'mockServiceWorker.js'), 'utf8')).toContain(
+      'Mock Service Worker',
+    )
   })
 
   it.each([

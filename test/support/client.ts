@@ -1,3 +1,5 @@
+import { assertConforms } from './conformance.js'
+
 /** What a test sees of a response: status, headers and the parsed envelope. */
 export interface Reply {
   status: number
@@ -18,8 +20,12 @@ export interface CallOptions {
 export const ADMIN = 'sandbox-admin-token'
 export const MEMBER = 'sandbox-member-token'
 
-/** Calls the API at `base` with fetch; the admin token unless told otherwise. */
+/**
+ * Calls the API at `base` with fetch; the admin token unless told otherwise. Every reply is
+ * checked against the OpenAPI document (status declared, body matching its schema).
+ */
 export function clientFor(base: string) {
+  const basePath = new URL(base).pathname.replace(/\/$/, '')
   return async function call(
     method: string,
     path: string,
@@ -48,6 +54,7 @@ export function clientFor(base: string) {
     } catch {
       parsed = null
     }
+    assertConforms(method, new URL(`${base}${path}`), basePath, response.status, parsed, text)
     return { status: response.status, headers: response.headers, body: parsed, text }
   }
 }

@@ -1,0 +1,203 @@
+import type { z } from 'zod'
+import type { CodeName } from '../handlers/codes.js'
+import { codes } from '../handlers/codes.js'
+import type { ControlOperation } from '../handlers/control.js'
+import { controlRouter } from '../handlers/control.js'
+import type { Operation } from '../handlers/operation.js'
+import type { Route } from '../handlers/router.js'
+import { apiRouter } from '../handlers/routes.js'
+import type { JsonSchema, Payload } from './components.js'
+import { componentSchemas, envelopeId, schemaId, schemaRef } from './components.js'
+import {
+  errorResponse,
+  fieldsParameter,
+  headerParameters,
+  listParameters,
+  responseHeaders,
+} from './parameters.js'
+
+export interface OpenApiOptions {
+  /** The API's base URL: '' (default), '/api' or 'https://api.example.com/v1'. */
+  baseUrl?: string
+}
+
+type Docs = Operation['docs'] | (ControlOperation['docs'] & Partial<Operation['docs']>)
+
+const cache = new Map<string, JsonSchema>()
+
+const requestIdHeader = { 'X-Request-Id': { $ref: '#/components/headers/RequestId' } }
+const headerRefs = Object.keys(headerParameters).map((name) => ({
+  $ref: `#/components/parameters/${name}`,
+}))
+
+/**
+ * The OpenAPI 3.1 document of the API (CONTRACT parts A and B) and of the sandbox's control
+ * API, generated from the route tables and the zod schemas the handlers validate with.
+ *
+ * @example
+ * const document = openApiDocument({ baseUrl: 'https://api.example.com' })
+ */
+export function openApiDocument(options: OpenApiOptions = {}): JsonSchema {
+  const baseUrl = (options.baseUrl ?? '').replace(/\/+$/, '')
+  const cached = cache.get(baseUrl)
+  if (cached) return cached
+  const operations = [...apiRouter.routes, ...controlRouter.routes].flatMap((route) =>
+    Object.values(route.operations as Record<string, { docs: Docs }>).map(
+      (operation) => operation.docs,
+    ),
+  )
+  const payloads: Payload[] = []
+  for (const docs of operations) {
+    if (docs.success.data) payloads.push({ data: docs.success.data, list: docs.success.list })
+    if (docs.success.representation) payloads.push({ data: docs.success.representation })
+  }
+  const bodies = operations.flatMap((docs) => (docs.body ? [docs.body] : []))
+  const origin = /^[a-z][a-z0-9+.-]*:\/\//i.test(baseUrl) ? new URL(baseUrl).origin : ''
+  const document = {
+    openapi: '3.1.0',
+    info: {
+      title: 'Shop API',
+      version: '1.0.0',
+      description:
+        'Users, products, and orders that belong to users. Served by shop-sandbox: the paths under /__sandbox (tag "sandbox") and the X-Sandbox-* headers exist only in the sandbox.',
+    },
+    servers: [{ url: baseUrl || '/' }],
+    security: [{ bearerAuth: [] }],
+    tags: [
+      { name: 'users' },
+      { name: 'products' },
+      { name: 'orders' },
+      { name: 'sessions' },
+      { name: 'sandbox', description: 'The sandbox’s control API: not part of the real API.' },
+    ],
+    paths: {
+      ...Object.fromEntries(apiRouter.routes.map((route) => [route.path, pathItem(route, false)])),
+      ...Object.fromEntries(
+        controlRouter.routes.map((route) => [
+          `/__sandbox${route.path === '/' ? '' : route.path}`,
+          { servers: [{ url: origin || '/' }], ...pathItem(route, true) },
+        ]),
+      ),
+    },
+    components: {
+      schemas: componentSchemas(payloads, bodies),
+      securitySchemes: {
+        bearerAuth: {
+          type: 'http',
+          scheme: 'bearer',
+          description:
+            'A token from POST /sessions, or a fixed sandbox token: sandbox-admin-token (user 1, admin), sandbox-member-token (user 2, member).',
+        },
+      },
+      parameters: headerParameters,
+      headers: responseHeaders,
+    },
+  }
+  cache.set(baseUrl, document)
+  return document
+}
+
+function pathItem(route: Route<{ docs: Docs }>, control: boolean) {
+  const pathParameters = [...route.path.matchAll(/\{(\w+)\}/g)].map(([, name]) => ({
+    name,
+    in: 'path',
+    required: true,
+    description: 'A positive integer (anything else is 400 / 40000).',
+    schema: { type: 'integer', minimum: 1 },
+  }))
+  return Object.fromEntries(
+    Object.entries(route.operations).map(([method, operation]) => [
+      method.toLowerCase(),
+      operationObject(
+        operation.docs,
+        pathParameters,
+        control,
+        (operation as Operation).auth !== false && !control,
+      ),
+    ]),
+  )
+}
+
+function operationObject(docs: Docs, pathParameters: object[], control: boolean, auth: boolean) {
+  const parameters = [...pathParameters]
+  if (docs.query === 'list' && docs.listSpec)
+    parameters.push(...listParameters(docs.listSpec, docs.idFilters))
+  if (docs.query === 'fields' && docs.listSpec) parameters.push(fieldsParameter(docs.listSpec))
+  if (!control) parameters.push(...headerRefs)
+  return {
+    operationId: docs.operationId,
+    summary: docs.summary,
+    ...(docs.description ? { description: docs.description } : {}),
+    tags: control ? ['sandbox'] : (docs.tags ?? []),
+    ...(auth ? {} : { security: [] }),
+    parameters,
+    ...(docs.body
+      ? {
+          requestBody: {
+            required: true,
+            content: { 'application/json': { schema: { $ref: schemaRef(schemaId(docs.body)) } } },
+          },
+        }
+      : {}),
+    responses: {
+      ...successResponses(docs),
+      ...errorResponses(docs, pathParameters.length > 0, auth, control),
+    },
+  }
+}
+
+function successResponses(docs: Docs) {
+  const { status, data, list, representation } = docs.success
+  const envelope = (
+    payload: { data: z.ZodType; list?: boolean | undefined },
+    description: string,
+    headers = {},
+  ) => ({
+    description,
+    headers: { ...requestIdHeader, ...headers },
+    content: { 'application/json': { schema: { $ref: schemaRef(envelopeId(payload)) } } },
+  })
+  if (!data) {
+    return {
+      [status]: { description: 'Done; no body.', headers: requestIdHeader },
+      ...(representation
+        ? {
+            200: envelope(
+              { data: representation },
+              'Deleted; the record, under Prefer: return=representation.',
+            ),
+          }
+        : {}),
+    }
+  }
+  const location = status === 201 ? { Location: { $ref: '#/components/headers/Location' } } : {}
+  return { [status]: envelope({ data, list }, list ? 'A page of records.' : 'Success.', location) }
+}
+
+function errorResponses(docs: Docs, hasIds: boolean, auth: boolean, control: boolean) {
+  const names = new Set<CodeName>(['invalidParameter', ...(docs.errors ?? [])])
+  if (auth) names.add('authenticationRequired').add('invalidToken').add('permissionDenied')
+  if (docs.body)
+    names
+      .add('malformedJson')
+      .add('payloadTooLarge')
+      .add('unsupportedMediaType')
+      .add('validationFailed')
+  if (hasIds) names.add('notFound')
+  if (!control) names.add('rateLimited').add('internalError').add('serviceUnavailable')
+  const byStatus = new Map<number, CodeName[]>()
+  for (const name of names)
+    byStatus.set(codes[name].status, [...(byStatus.get(codes[name].status) ?? []), name])
+  return {
+    ...Object.fromEntries(
+      [...byStatus]
+        .sort(([a], [b]) => a - b)
+        .map(([status, group]) => [status, errorResponse(group)]),
+    ),
+    default: {
+      description: 'Any other error, e.g. one forced with Prefer: code=<status>.',
+      headers: requestIdHeader,
+      content: { 'application/json': { schema: { $ref: schemaRef('ErrorEnvelope') } } },
+    },
+  }
+}

@@ -1,0 +1,26 @@
+import { ApiError } from '../handlers/api-error.js'
+import { JSON_CONTENT_TYPE } from '../handlers/envelope.js'
+import type { ApiRequest, ApiResponse } from '../handlers/exchange.js'
+import { openApiDocument } from '../openapi/document.js'
+import type { ResolvedOptions } from './options.js'
+
+/** `GET /openapi.json`: the OpenAPI document itself (not an envelope), for any tool to read. */
+export function openApiResponse(
+  request: ApiRequest,
+  options: Pick<ResolvedOptions, 'origin' | 'basePath'>,
+): ApiResponse {
+  if (request.method !== 'GET' && request.method !== 'HEAD') {
+    throw ApiError.of(
+      'methodNotAllowed',
+      `${request.method} is not allowed on /openapi.json; allowed: GET`,
+      { allow: 'GET' },
+    )
+  }
+  const document = openApiDocument({ baseUrl: `${options.origin ?? ''}${options.basePath}` })
+  return {
+    status: 200,
+    code: 0,
+    headers: { 'content-type': JSON_CONTENT_TYPE },
+    body: JSON.stringify(document),
+  }
+}
