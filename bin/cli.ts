@@ -131,6 +131,12 @@ export async function runCli(argv: string[]): Promise<void> {
             type: 'string',
             array: true,
           })
+          .option('transport', {
+            describe:
+              'fast: the handlers straight from Node; msw: through @mswjs/http-middleware (slower)',
+            choices: ['fast', 'msw'] as const,
+            default: 'fast' as const,
+          })
           .option('quiet', {
             alias: 'q',
             describe: 'No request log',
@@ -164,6 +170,7 @@ export async function runCli(argv: string[]): Promise<void> {
             control: args.control,
             ...(args.data ? { data: args.data } : {}),
             ...(args.corsOrigin ? { corsOrigin: args.corsOrigin } : {}),
+            transport: args.transport,
             quiet: args.quiet,
           },
           version,

@@ -3,6 +3,7 @@ import { fixedTokens } from '../handlers/auth.js'
 import { DataFileError } from '../server/persistence.js'
 import type { SandboxServerOptions } from '../server/server.js'
 import { createSandboxServer } from '../server/server.js'
+import { startupProgress } from './progress.js'
 
 const loopback = new Set(['127.0.0.1', 'localhost', '::1'])
 
@@ -18,12 +19,16 @@ export async function serve(
     )
   }
   let server: Awaited<ReturnType<typeof createSandboxServer>>
+  const progress = startupProgress()
   try {
     server = await createSandboxServer({
       ...serverOptions,
+      onProgress: progress.report,
       ...(quiet ? {} : { log: (line: string) => console.log(line) }),
     })
+    progress.stop()
   } catch (error) {
+    progress.stop()
     const code = (error as NodeJS.ErrnoException).code
     if (code === 'EADDRINUSE') {
       console.error(

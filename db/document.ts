@@ -3,6 +3,8 @@ import { describeIssue } from './issues.js'
 import { orderTotal } from './money.js'
 import { orderSchema } from './order-schema.js'
 import { productSchema } from './product-schema.js'
+import type { ProgressReporter } from './progress.js'
+import { PROGRESS_STEP } from './progress.js'
 import { documented } from './registry.js'
 import type { DbDocument } from './store.js'
 import { foldCase } from './store.js'
@@ -29,13 +31,46 @@ export type DocumentCheck = { ok: true; document: DbDocument } | { ok: false; pr
  * const check = checkDocument(JSON.parse(text))
  * if (!check.ok) console.error(check.problem) // "users[3].email: must be a valid e-mail address"
  */
-export function checkDocument(input: unknown): DocumentCheck {
-  const parsed = dbDocumentSchema.safeParse(input, { reportInput: true })
-  if (!parsed.success) {
-    const issue = parsed.error.issues[0]!
-    return { ok: false, problem: describeIssue(issue, 'document') }
+export function checkDocument(input: unknown, onProgress?: ProgressReporter): DocumentCheck {
+  if (typeof input !== 'object' || input === null || Array.isArray(input)) {
+    return { ok: false, problem: 'document: must be an object with users, products and orders' }
   }
-  const document = parsed.data
+  const source = input as Record<string, unknown>
+  const collections = [
+    ['users', userSchema],
+    ['products', productSchema],
+    ['orders', orderSchema],
+  ] as const
+  for (const [name] of collections) {
+    if (!Array.isArray(source[name])) {
+      return {
+        ok: false,
+        problem: `${name}: ${source[name] === undefined ? 'is required' : 'must be an array'}`,
+      }
+    }
+  }
+  const total = collections.reduce((sum, [name]) => sum + (source[name] as unknown[]).length, 0)
+  let done = 0
+  const parsed: Record<string, unknown[]> = {}
+  // Record by record rather than one parse of the whole document: the first bad record is
+  // named, progress can be reported, and a big file never needs a second full copy at once.
+  for (const [name, schema] of collections) {
+    const records: unknown[] = []
+    for (const [index, record] of (source[name] as unknown[]).entries()) {
+      const result = schema.safeParse(record, { reportInput: true })
+      if (!result.success) {
+        const issue = result.error.issues[0]!
+        return {
+          ok: false,
+          problem: describeIssue({ ...issue, path: [name, index, ...issue.path] }),
+        }
+      }
+      records.push(result.data)
+      if (++done % PROGRESS_STEP === 0) onProgress?.('validating', done, total)
+    }
+    parsed[name] = records
+  }
+  const document = parsed as unknown as DbDocument
   const problem =
     uniqueness('users', document.users, [
       ['id', (user) => String(user.id)],

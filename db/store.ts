@@ -1,5 +1,6 @@
 import type { Order } from './order-schema.js'
 import type { Product } from './product-schema.js'
+import type { ProgressReporter } from './progress.js'
 import { Table } from './table.js'
 import type { User } from './user-schema.js'
 
@@ -17,7 +18,9 @@ export interface DbSnapshot extends DbDocument {
 
 /** Key under which a name or e-mail is unique: case-insensitive. */
 export function foldCase(value: string): string {
-  return value.toLowerCase()
+  const folded = value.toLowerCase()
+  // Keep the original when nothing changed: the index then holds no second copy of the string.
+  return folded === value ? value : folded
 }
 
 function createTables() {
@@ -29,11 +32,8 @@ function createTables() {
       },
     }),
     products: new Table<Product, 'sku'>({ unique: { sku: { key: (product) => product.sku } } }),
-    orders: new Table<Order, never, 'userId' | 'productId'>({
-      groups: {
-        userId: { keys: (order) => [order.userId] },
-        productId: { keys: (order) => order.items.map((item) => item.productId) },
-      },
+    orders: new Table<Order, never, 'userId'>({
+      groups: { userId: { key: (order) => order.userId } },
     }),
   }
 }
@@ -53,12 +53,12 @@ export class Store {
   readonly orders
   readonly #listeners = new Set<() => void>()
 
-  constructor(snapshot?: DbSnapshot) {
+  constructor(snapshot?: DbSnapshot, onProgress?: ProgressReporter) {
     const tables = createTables()
     this.users = tables.users
     this.products = tables.products
     this.orders = tables.orders
-    if (snapshot) this.restore(snapshot)
+    if (snapshot) this.restore(snapshot, onProgress)
   }
 
   /** A copy of the data and id sequences. Records are frozen, so this is cheap. */
@@ -85,11 +85,19 @@ export class Store {
   }
 
   /** Replaces all data with a snapshot or a (validated) document, then notifies once. */
-  restore(snapshot: DbDocument | DbSnapshot): void {
+  restore(snapshot: DbDocument | DbSnapshot, onProgress?: ProgressReporter): void {
     const nextIds = 'nextIds' in snapshot ? snapshot.nextIds : undefined
-    this.users.load(snapshot.users, nextIds?.users)
-    this.products.load(snapshot.products, nextIds?.products)
-    this.orders.load(snapshot.orders, nextIds?.orders)
+    const total = snapshot.users.length + snapshot.products.length + snapshot.orders.length
+    let done = 0
+    const indexed =
+      onProgress &&
+      ((count: number) => {
+        done += count
+        onProgress('indexing', done, total)
+      })
+    this.users.load(snapshot.users, nextIds?.users, indexed)
+    this.products.load(snapshot.products, nextIds?.products, indexed)
+    this.orders.load(snapshot.orders, nextIds?.orders, indexed)
     this.changed()
   }
 

@@ -8,9 +8,19 @@ export interface UniqueIndex<T> {
   key(record: T): string
 }
 
-/** A grouping index: each record files under zero or more keys (e.g. an order under its owner). */
+/** A grouping index: each record files under one key (e.g. an order under its owner). */
 export interface GroupIndex<T> {
-  keys(record: T): Iterable<number>
+  key(record: T): number
+}
+
+/** A sort key: numbers compare as numbers, text case-insensitively (no locale: the same everywhere). */
+export type SortKey = string | number
+
+/** Records sorted by (key, id) ascending, kept in step with every write. */
+interface SortedIndex<T> {
+  key(record: T): SortKey
+  rows: T[]
+  keys: SortKey[]
 }
 
 export interface TableOptions<T extends Row, U extends string, G extends string> {
@@ -20,15 +30,20 @@ export interface TableOptions<T extends Row, U extends string, G extends string>
 
 /**
  * The records of one collection, with an id sequence that never reuses an id and the indexes
- * the hot paths need: by id, by each unique key, and by group. Lookups are O(1) and every
- * write keeps the indexes in step. Records are frozen: a change replaces the record.
+ * the hot paths need. Records live in one array in ascending id order: a lookup by id is O(1)
+ * while ids are dense (record n sits at n - 1) and O(log n) after deletes. Unique keys and
+ * groups are hash indexes. Every write keeps them in step. Records are deep-frozen: a change
+ * replaces the record, so tables (and sandboxes) can share records safely.
  */
 export class Table<T extends Row, U extends string = never, G extends string = never> {
-  readonly #rows = new Map<number, T>()
-  /** The same records in ascending id order, kept in step by every write. */
-  readonly #ordered: T[] = []
+  /** Every record, ascending by id. */
+  readonly #rows: T[] = []
   readonly #unique = new Map<U, { index: UniqueIndex<T>; ids: Map<string, number> }>()
-  readonly #groups = new Map<G, { index: GroupIndex<T>; ids: Map<number, Set<number>> }>()
+  readonly #groups = new Map<G, { index: GroupIndex<T>; ids: Map<number, number[]> }>()
+  /** Values derived from each record, aligned with the rows (built on first use). */
+  readonly #derived = new Map<string, { compute(record: T): string; values: string[] }>()
+  /** Sorted views by field (built on first use). */
+  readonly #sorted = new Map<string, SortedIndex<T>>()
   #nextId = 1
 
   constructor(options: TableOptions<T, U, G> = {}) {
@@ -44,7 +59,7 @@ export class Table<T extends Row, U extends string = never, G extends string = n
 
   /** Number of records. */
   get size(): number {
-    return this.#rows.size
+    return this.#rows.length
   }
 
   /** The id the next insert gets. */
@@ -54,29 +69,55 @@ export class Table<T extends Row, U extends string = never, G extends string = n
 
   /** The record with this id, if any. */
   get(id: number): T | undefined {
-    return this.#rows.get(id)
+    const position = this.#position(id)
+    return position < 0 ? undefined : this.#rows[position]
   }
 
   /** Every record in ascending id order. A live view: copy it before holding on to it. */
   all(): readonly T[] {
-    return this.#ordered
+    return this.#rows
   }
 
   /** The record holding `key` in the unique index `index`, if any. */
   findUnique(index: U, key: string): T | undefined {
     const id = this.#unique.get(index)?.ids.get(key)
-    return id === undefined ? undefined : this.#rows.get(id)
+    return id === undefined ? undefined : this.get(id)
   }
 
   /** Ids of the records filed under `key` in the group index `index`, ascending. */
   group(index: G, key: number): number[] {
-    const ids = this.#groups.get(index)?.ids.get(key)
-    return ids ? [...ids].sort((a, b) => a - b) : []
+    return [...(this.#groups.get(index)?.ids.get(key) ?? [])].sort((a, b) => a - b)
   }
 
-  /** How many records are filed under `key` in the group index `index`. */
-  groupSize(index: G, key: number): number {
-    return this.#groups.get(index)?.ids.get(key)?.size ?? 0
+  /**
+   * `compute(record)` for every record, aligned with {@link all}: computed once, then kept in
+   * step with every write (e.g. the lowercase text a keyword search scans).
+   */
+  derived(name: string, compute: (record: T) => string): readonly string[] {
+    let entry = this.#derived.get(name)
+    if (!entry) {
+      entry = { compute, values: this.#rows.map(compute) }
+      this.#derived.set(name, entry)
+    }
+    return entry.values
+  }
+
+  /**
+   * The records sorted by (`key`, id) ascending: sorted once, then kept in step with every
+   * write by binary insertion, so a sorted page never sorts the whole table.
+   */
+  sortedBy(
+    name: string,
+    key: (record: T) => SortKey,
+  ): { rows: readonly T[]; keys: readonly SortKey[] } {
+    let index = this.#sorted.get(name)
+    if (!index) {
+      const pairs = this.#rows.map((record) => ({ key: key(record), record }))
+      pairs.sort((a, b) => compareKeys(a.key, a.record.id, b.key, b.record.id))
+      index = { key, rows: pairs.map((pair) => pair.record), keys: pairs.map((pair) => pair.key) }
+      this.#sorted.set(name, index)
+    }
+    return index
   }
 
   /** Stores a new record under the next id and returns it. */
@@ -84,52 +125,60 @@ export class Table<T extends Row, U extends string = never, G extends string = n
     const record = deepFreeze({ id: this.#nextId, ...values } as unknown as T)
     this.#assertUnique(record)
     this.#index(record)
-    this.#rows.set(record.id, record)
-    this.#ordered.push(record)
+    this.#rows.push(record)
+    for (const entry of this.#derived.values()) entry.values.push(entry.compute(record))
+    for (const index of this.#sorted.values()) addSorted(index, record)
     this.#nextId += 1
     return record
   }
 
   /** Replaces the stored record that has the same id. */
   replace(record: T): T {
-    const previous = this.#rows.get(record.id)
-    if (!previous) throw new Error(`Cannot replace record ${record.id}: no such record`)
+    const position = this.#position(record.id)
+    if (position < 0) throw new Error(`Cannot replace record ${record.id}: no such record`)
     deepFreeze(record)
     this.#assertUnique(record)
+    const previous = this.#rows[position]!
     this.#unindex(previous)
     this.#index(record)
-    this.#rows.set(record.id, record)
-    this.#ordered[this.#position(record.id)] = record
+    this.#rows[position] = record
+    for (const entry of this.#derived.values()) entry.values[position] = entry.compute(record)
+    for (const index of this.#sorted.values()) {
+      removeSorted(index, previous)
+      addSorted(index, record)
+    }
     return record
   }
 
   /** Removes and returns the record with this id. */
   delete(id: number): T | undefined {
-    const record = this.#rows.get(id)
-    if (!record) return undefined
-    this.#unindex(record)
-    this.#rows.delete(id)
-    this.#ordered.splice(this.#position(id), 1)
+    const position = this.#position(id)
+    if (position < 0) return undefined
+    const [record] = this.#rows.splice(position, 1)
+    this.#unindex(record!)
+    for (const entry of this.#derived.values()) entry.values.splice(position, 1)
+    for (const index of this.#sorted.values()) removeSorted(index, record!)
     return record
   }
 
-  /** Replaces every record and sets the id sequence (at least one past the highest id). */
-  load(records: readonly T[], nextId = 0): void {
-    this.#rows.clear()
-    this.#ordered.length = 0
+  /** Replaces every record (in any order) and sets the id sequence (at least one past the highest id). */
+  load(records: readonly T[], nextId = 0, onIndexed?: (count: number) => void): void {
+    this.#rows.length = 0
+    this.#derived.clear()
+    this.#sorted.clear()
     for (const { ids } of this.#unique.values()) ids.clear()
     for (const { ids } of this.#groups.values()) ids.clear()
     const sorted = isAscending(records) ? records : [...records].sort((a, b) => a.id - b.id)
-    for (const record of sorted) {
+    for (const [position, record] of sorted.entries()) {
+      if (sorted[position - 1]?.id === record.id) throw new Error(`Duplicate id ${record.id}`)
       deepFreeze(record)
-      if (this.#rows.has(record.id)) throw new Error(`Duplicate id ${record.id}`)
       this.#assertUnique(record)
       this.#index(record)
-      this.#rows.set(record.id, record)
-      this.#ordered.push(record)
+      this.#rows.push(record)
+      if (position % 5000 === 4999) onIndexed?.(5000)
     }
-    const last = this.#ordered.at(-1)
-    this.#nextId = Math.max(nextId, (last?.id ?? 0) + 1)
+    onIndexed?.(sorted.length % 5000)
+    this.#nextId = Math.max(nextId, (this.#rows.at(-1)?.id ?? 0) + 1)
   }
 
   #assertUnique(record: T): void {
@@ -146,38 +195,71 @@ export class Table<T extends Row, U extends string = never, G extends string = n
   #index(record: T): void {
     for (const { index, ids } of this.#unique.values()) ids.set(index.key(record), record.id)
     for (const { index, ids } of this.#groups.values()) {
-      for (const key of index.keys(record)) {
-        const members = ids.get(key)
-        if (members) members.add(record.id)
-        else ids.set(key, new Set([record.id]))
-      }
+      const key = index.key(record)
+      const members = ids.get(key)
+      if (members) members.push(record.id)
+      else ids.set(key, [record.id])
     }
   }
 
   #unindex(record: T): void {
     for (const { index, ids } of this.#unique.values()) ids.delete(index.key(record))
     for (const { index, ids } of this.#groups.values()) {
-      for (const key of index.keys(record)) {
-        const members = ids.get(key)
-        members?.delete(record.id)
-        if (members?.size === 0) ids.delete(key)
-      }
+      const key = index.key(record)
+      const members = ids.get(key)?.filter((id) => id !== record.id)
+      if (members?.length) ids.set(key, members)
+      else ids.delete(key)
     }
   }
 
-  /** Index of `id` in the ordered array (binary search). */
+  /** Where `id` sits in the rows, or -1: O(1) while ids are dense, else a binary search. */
   #position(id: number): number {
+    const rows = this.#rows
+    const guess = id - 1
+    if (rows[guess]?.id === id) return guess
     let low = 0
-    let high = this.#ordered.length - 1
+    let high = Math.min(rows.length - 1, guess)
     while (low <= high) {
       const middle = (low + high) >>> 1
-      const found = this.#ordered[middle]!.id
+      const found = rows[middle]!.id
       if (found === id) return middle
       if (found < id) low = middle + 1
       else high = middle - 1
     }
-    throw new Error(`Record ${id} is missing from the ordered index`)
+    return -1
   }
+}
+
+/** Orders (key, id) pairs: by key, then by id. */
+export function compareKeys(keyA: SortKey, idA: number, keyB: SortKey, idB: number): number {
+  return keyA < keyB ? -1 : keyA > keyB ? 1 : idA - idB
+}
+
+/** Where (key, id) belongs in a sorted index: the first position not before it. */
+function lowerBound<T extends Row>(index: SortedIndex<T>, key: SortKey, id: number): number {
+  let low = 0
+  let high = index.rows.length
+  while (low < high) {
+    const middle = (low + high) >>> 1
+    if (compareKeys(index.keys[middle]!, index.rows[middle]!.id, key, id) < 0) low = middle + 1
+    else high = middle
+  }
+  return low
+}
+
+function addSorted<T extends Row>(index: SortedIndex<T>, record: T): void {
+  const key = index.key(record)
+  const position = lowerBound(index, key, record.id)
+  index.rows.splice(position, 0, record)
+  index.keys.splice(position, 0, key)
+}
+
+function removeSorted<T extends Row>(index: SortedIndex<T>, record: T): void {
+  const position = lowerBound(index, index.key(record), record.id)
+  if (index.rows[position]?.id !== record.id)
+    throw new Error(`Record ${record.id} is missing from a sorted index`)
+  index.rows.splice(position, 1)
+  index.keys.splice(position, 1)
 }
 
 /** Freezes a JSON-like value and everything in it; frozen values are taken as already deep-frozen. */

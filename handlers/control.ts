@@ -87,7 +87,7 @@ export const controlRouter = new Router<ControlOperation>([
             sandboxId: instance.name,
             counts: counts(instance),
             config: instance.config,
-            requests: instance.journal.entries().length,
+            requests: instance.journal.size,
           }),
       },
     },
@@ -156,11 +156,10 @@ export const controlRouter = new Router<ControlOperation>([
             rawSize === undefined
               ? PAGE_SIZE_DEFAULT
               : integerParameter('pageSize', rawSize, 1, PAGE_SIZE_MAX)
-          const entries = instance.journal.entries()
           const start = (page - 1) * pageSize
           const payload: ListPayload<unknown> = {
-            list: entries.slice(start, start + pageSize),
-            total: entries.length,
+            list: instance.journal.entries(start, start + pageSize),
+            total: instance.journal.size,
             page,
             pageSize,
           }

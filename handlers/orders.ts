@@ -52,7 +52,7 @@ const listOrders: Operation = {
   },
   run(context) {
     const query = parseListQuery(context.query, orderListSpec, context.strict)
-    return success(runListQuery(context.instance.store.orders.all(), query, orderListSpec))
+    return success(runListQuery(context.instance.store.orders, query, orderListSpec))
   },
 }
 

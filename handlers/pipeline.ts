@@ -1,5 +1,4 @@
 import type { SandboxInstance } from '../sandbox/instance.js'
-import { queryObject, redact } from '../sandbox/journal.js'
 import { drawDelay } from '../sandbox/runtime-config.js'
 import { ApiError } from './api-error.js'
 import { authenticate } from './auth.js'
@@ -75,7 +74,7 @@ async function journaled(
   request: ApiRequest,
   path: string,
 ): Promise<ApiResponse> {
-  const at = new Date(host.now()).toISOString()
+  const at = host.now()
   const started = performance.now()
   const seen: { body?: unknown } = {}
   let response: ApiResponse
@@ -89,10 +88,10 @@ async function journaled(
       at,
       method: request.method,
       path: request.url.pathname,
-      query: queryObject(request.url.searchParams),
+      search: request.url.search,
       status: response.status,
       durationMs: Math.round((performance.now() - started) * 100) / 100,
-      ...('body' in seen ? { requestBody: redact(seen.body) } : {}),
+      ...('body' in seen ? { body: seen.body } : {}),
       responseCode: response.code,
     })
   }
@@ -128,8 +127,10 @@ async function runApi(
   const principal =
     operation.auth === false ? null : authenticate(request.header('authorization'), instance)
   const preferences = parsePrefer(request)
-  const forced = forcedError(preferences, allowHeader(match.route))
-  if (forced) throw forced
+  if (preferences.code !== undefined) {
+    const forced = forcedError(preferences, allowHeader(match.route))
+    if (forced) throw forced
+  }
   if (principal) authorize(operation, principal, match.params)
   const ids = pathIds(match.params)
   const query = request.url.searchParams

@@ -11,8 +11,9 @@ export interface Preferences {
 }
 
 export function parsePrefer(request: ApiRequest): Preferences {
-  const header = request.header('prefer') ?? ''
+  const header = request.header('prefer')
   const preferences: Preferences = { representation: false }
+  if (header === null) return preferences
   for (const part of header.split(/[,;]/)) {
     const [key = '', value = ''] = part.split('=').map((token) => token.trim().toLowerCase())
     if (key === 'return' && value === 'representation') preferences.representation = true

@@ -70,7 +70,7 @@ const listProducts: Operation = {
   },
   run(context) {
     const query = parseListQuery(context.query, productListSpec, context.strict)
-    return success(runListQuery(context.instance.store.products.all(), query, productListSpec))
+    return success(runListQuery(context.instance.store.products, query, productListSpec))
   },
 }
 
@@ -154,8 +154,11 @@ const deleteProduct: Operation = {
   run(context) {
     const product = pathProduct(context)
     const { orders, products } = context.instance.store
-    for (const orderId of orders.group('productId', product.id))
-      removeOrder(context, orders.get(orderId)!)
+    // A rare admin action: scanning the orders beats keeping a product → orders index in memory.
+    const containing = orders
+      .all()
+      .filter((order) => order.items.some((item) => item.productId === product.id))
+    for (const order of containing) removeOrder(context, order)
     products.delete(product.id)
     return deleted(context, product)
   },

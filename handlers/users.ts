@@ -95,7 +95,7 @@ const listUsers: Operation = {
   },
   run(context) {
     const query = parseListQuery(context.query, userListSpec, context.strict)
-    return success(runListQuery(context.instance.store.users.all(), query, userListSpec))
+    return success(runListQuery(context.instance.store.users, query, userListSpec))
   },
 }
 

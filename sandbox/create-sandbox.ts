@@ -61,7 +61,7 @@ export interface Sandbox {
  */
 export function createSandbox(options: SandboxOptions = {}): Sandbox {
   const resolved = resolveOptions(options)
-  const seed = seedData(resolved)
+  const seed = seedData(resolved, options.onProgress)
   const issued = new WeakSet<DbSnapshot>()
   const makeInstance = (name: string | null) =>
     new SandboxInstance({
@@ -72,6 +72,7 @@ export function createSandbox(options: SandboxOptions = {}): Sandbox {
       tokenTtl: resolved.tokenTtl,
       clock: resolved.now,
       journalSize: 1000,
+      onProgress: name === null ? options.onProgress : undefined,
     })
   const registry = new InstanceRegistry(makeInstance(null), resolved.maxSandboxes, makeInstance)
   const host: PipelineHost = {
@@ -130,7 +131,7 @@ export function createSandbox(options: SandboxOptions = {}): Sandbox {
       if (parsed.data.errorRate !== undefined || parsed.data.dropRate !== undefined) main.reseed()
       return { ...main.config }
     },
-    requests: () => main.journal.entries().slice(),
+    requests: () => main.journal.entries(),
     instance: (name = null) => registry.get(name),
   }
 }

@@ -1,3 +1,4 @@
+import type { ProgressReporter } from '../db/progress.js'
 import type { DbSnapshot } from '../db/store.js'
 import { Store } from '../db/store.js'
 import { Journal } from './journal.js'
@@ -15,6 +16,8 @@ export interface InstanceOptions {
   tokenTtl: number
   clock: () => number
   journalSize: number
+  /** Hears how loading the seed into this sandbox's indexes advances. */
+  onProgress?: ProgressReporter | undefined
 }
 
 /**
@@ -36,7 +39,7 @@ export class SandboxInstance {
   constructor(options: InstanceOptions) {
     this.#options = options
     this.name = options.name
-    this.store = new Store(options.seed)
+    this.store = new Store(options.seed, options.onProgress)
     this.sessions = new Sessions(options.tokenTtl, options.clock)
     this.journal = new Journal(options.journalSize)
     this.config = { ...options.config }

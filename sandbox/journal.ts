@@ -1,4 +1,4 @@
-/** One API request as the journal records it (`GET /__sandbox/requests`). */
+/** One API request as the journal shows it (`GET /__sandbox/requests`). */
 export interface JournalEntry {
   id: number
   /** When the request arrived (ISO 8601 UTC). */
@@ -9,37 +9,84 @@ export interface JournalEntry {
   /** HTTP status answered; 0 when the connection was dropped. */
   status: number
   durationMs: number
-  /** The parsed JSON body, with passwords redacted; absent when there was none. */
+  /** The parsed JSON body, with passwords and tokens redacted; absent when there was none. */
   requestBody?: unknown
   /** The business code of the envelope; null when there was no envelope (dropped). */
   responseCode: number | null
 }
 
-/** The last `capacity` API requests of a sandbox, oldest first. */
+/** What is kept per request: the raw parts, formatted only when someone reads the journal. */
+export interface JournalRecord {
+  at: number
+  method: string
+  path: string
+  /** The raw query string (`?a=1`), parsed only when read. */
+  search: string
+  status: number
+  durationMs: number
+  /** The parsed body (never mutated after parsing), when there was one. */
+  body?: unknown
+  responseCode: number | null
+}
+
+/**
+ * The last `capacity` API requests of a sandbox, oldest first: a ring buffer, so recording a
+ * request costs the same when the journal is full.
+ */
 export class Journal {
-  readonly #entries: JournalEntry[] = []
+  #slots: Array<JournalRecord & { id: number }> = []
+  #start = 0
   #nextId = 1
 
   constructor(readonly capacity = 1000) {}
 
-  add(entry: Omit<JournalEntry, 'id'>): void {
-    this.#entries.push({ id: this.#nextId++, ...entry })
-    if (this.#entries.length > this.capacity)
-      this.#entries.splice(0, this.#entries.length - this.capacity)
+  add(record: JournalRecord): void {
+    const entry = Object.assign(record, { id: this.#nextId++ })
+    if (this.#slots.length < this.capacity) {
+      this.#slots.push(entry)
+      return
+    }
+    this.#slots[this.#start] = entry
+    this.#start = (this.#start + 1) % this.capacity
   }
 
-  entries(): readonly JournalEntry[] {
-    return this.#entries
+  /** How many requests are kept. */
+  get size(): number {
+    return this.#slots.length
+  }
+
+  /** Entries `from` (0 = oldest) up to `to`, formatted for reading. */
+  entries(from = 0, to = this.#slots.length): JournalEntry[] {
+    const entries: JournalEntry[] = []
+    for (let index = Math.max(from, 0); index < Math.min(to, this.#slots.length); index++) {
+      entries.push(format(this.#slots[(this.#start + index) % this.#slots.length]!))
+    }
+    return entries
   }
 
   /** Empties the journal; ids start again at 1. */
   clear(): void {
-    this.#entries.length = 0
+    this.#slots = []
+    this.#start = 0
     this.#nextId = 1
   }
 }
 
-/** A copy of a JSON value with every `password` field replaced, so secrets never reach the journal. */
+function format(record: JournalRecord & { id: number }): JournalEntry {
+  return {
+    id: record.id,
+    at: new Date(record.at).toISOString(),
+    method: record.method,
+    path: record.path,
+    query: queryObject(new URLSearchParams(record.search)),
+    status: record.status,
+    durationMs: record.durationMs,
+    ...('body' in record ? { requestBody: redact(record.body) } : {}),
+    responseCode: record.responseCode,
+  }
+}
+
+/** A copy of a JSON value with every password, secret or token field replaced. */
 export function redact(value: unknown): unknown {
   if (Array.isArray(value)) return value.map(redact)
   if (typeof value !== 'object' || value === null) return value

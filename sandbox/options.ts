@@ -1,5 +1,6 @@
 import { z } from 'zod'
 import { describeIssue } from '../db/issues.js'
+import type { ProgressReporter } from '../db/progress.js'
 import type { SeedOptions } from '../db/seed.js'
 import { resolveSeedOptions } from '../db/seed.js'
 import type { Delay, RuntimeConfig } from './runtime-config.js'
@@ -32,6 +33,8 @@ export interface SandboxOptions extends SeedOptions {
   clock?: () => Date | number
   /** Called with anything unexpected a request throws (it is answered 500). Default: `console.error`. */
   onUnexpectedError?: (error: unknown) => void
+  /** Hears how seeding and indexing advance (for a progress bar on big data sets). */
+  onProgress?: ProgressReporter
 }
 
 export interface ResolvedOptions extends Required<SeedOptions> {

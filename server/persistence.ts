@@ -2,6 +2,7 @@ import { randomBytes } from 'node:crypto'
 import { open, readFile, rename, rm } from 'node:fs/promises'
 import { basename, dirname, join } from 'node:path'
 import { checkDocument } from '../db/document.js'
+import type { ProgressReporter } from '../db/progress.js'
 import type { Store } from '../db/store.js'
 
 /** How long a change waits before it is written, so a burst of changes makes one write. */
@@ -30,7 +31,7 @@ export class DataFile {
   ) {}
 
   /** Loads the file into the store, or writes the store to a new file. Returns what happened. */
-  async open(): Promise<'loaded' | 'created'> {
+  async open(onProgress?: ProgressReporter): Promise<'loaded' | 'created'> {
     let text: string | undefined
     try {
       text = await readFile(this.path, 'utf8')
@@ -51,9 +52,9 @@ export class DataFile {
           `data file ${this.path} is not valid JSON: ${(error as Error).message}`,
         )
       }
-      const check = checkDocument(parsed)
+      const check = checkDocument(parsed, onProgress)
       if (!check.ok) throw new DataFileError(`data file ${this.path} is invalid: ${check.problem}`)
-      this.store.restore(check.document)
+      this.store.restore(check.document, onProgress)
       outcome = 'loaded'
     }
     this.#unsubscribe = this.store.subscribe(() => this.#schedule())

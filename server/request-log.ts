@@ -1,13 +1,13 @@
-import type { NextFunction, Request, Response } from 'express'
+import type { IncomingMessage, ServerResponse } from 'node:http'
 
 /** One line per request: method, path, status (or "dropped"), milliseconds. */
 export function requestLog(write: (line: string) => void) {
-  return (req: Request, res: Response, next: NextFunction) => {
+  return (req: IncomingMessage, res: ServerResponse, next: () => void) => {
     const started = performance.now()
-    const path = req.originalUrl.split('?')[0]
     res.once('close', () => {
+      const path = (req.url ?? '/').split('?')[0]
       const ms = (performance.now() - started).toFixed(1)
-      const status = res.locals.dropped
+      const status = dropped.has(res)
         ? 'dropped'
         : res.writableFinished
           ? String(res.statusCode)
@@ -17,3 +17,6 @@ export function requestLog(write: (line: string) => void) {
     next()
   }
 }
+
+/** Responses whose connection the sandbox reset on purpose (fault injection). */
+export const dropped = new WeakSet<ServerResponse>()

@@ -5,7 +5,10 @@ import type { Sandbox } from '../sandbox/create-sandbox.js'
 import { createSandbox } from '../sandbox/create-sandbox.js'
 import type { SandboxOptions } from '../sandbox/options.js'
 import { createApp } from './app.js'
+import { corsHandler } from './cors.js'
+import { createFastPath } from './fast-path.js'
 import { DataFile } from './persistence.js'
+import { requestLog } from './request-log.js'
 
 /** Options of {@link createSandboxServer}: the sandbox's, plus where and how to listen. */
 export interface SandboxServerOptions extends SandboxOptions {
@@ -21,6 +24,12 @@ export interface SandboxServerOptions extends SandboxOptions {
   data?: string
   /** Allowed CORS origins (default: any). */
   corsOrigin?: string[]
+  /**
+   * How the API is served over HTTP: `fast` (default) feeds the handlers' pipeline straight
+   * from Node's request; `msw` runs the MSW handlers through @mswjs/http-middleware in express
+   * (slower, see the README's performance notes; same answers).
+   */
+  transport?: 'fast' | 'msw'
 }
 
 /** A started sandbox server. */
@@ -62,6 +71,7 @@ export async function createSandboxServer(
     log,
     data,
     corsOrigin,
+    transport = 'fast',
     ...sandboxOptions
   } = options
   const sandbox = createSandbox({
@@ -69,13 +79,19 @@ export async function createSandboxServer(
     ...(basePath === undefined ? {} : { baseUrl: basePath }),
   })
   const dataFile = data ? new DataFile(data, sandbox.db) : null
-  const outcome = dataFile ? await dataFile.open() : null
+  const outcome = dataFile ? await dataFile.open(sandboxOptions.onProgress) : null
+  const cors = corsHandler(corsOrigin)
+  const logger = log ? requestLog(log) : undefined
   const app = createApp(sandbox, {
-    log,
-    corsOrigin,
+    cors,
+    log: logger,
+    msw: transport === 'msw',
     onUnexpectedError: sandbox.options.onUnexpectedError,
   })
-  const server = createServer(app)
+  const fast = transport === 'fast' ? createFastPath(sandbox, { cors, log: logger }) : null
+  const server = createServer((req, res) => {
+    if (!fast?.(req, res)) app(req, res)
+  })
   server.headersTimeout = timeouts.headersMs
   server.requestTimeout = timeouts.requestMs
   server.keepAliveTimeout = timeouts.keepAliveMs

@@ -1,18 +1,41 @@
-import type { NextFunction, Request, Response } from 'express'
+import type { IncomingMessage, ServerResponse } from 'node:http'
+import { dropped } from './request-log.js'
 
 const REQUEST_ID = /^[\x21-\x7e]{1,200}$/
 
 /** How much of an unread request body is discarded after the response before the connection is cut. */
 const DRAIN_LIMIT = 16 * 1024 * 1024
 
+/** Resets the connection: what a dropped request (fault injection) looks like to the client. */
+export function drop(req: IncomingMessage, res: ServerResponse): void {
+  dropped.add(res)
+  req.socket.resetAndDestroy()
+}
+
 /**
- * Transport concerns the handlers cannot see: give every response an `X-Request-Id` (also
- * the ones answered before the handlers, like CORS preflights); turn the handlers'
- * network-error response (a dropped connection) into a socket reset; and discard a request
- * body left unread (a 413, a 401 before the body) so the keep-alive connection stays usable.
+ * After the response, discards a request body nobody read (a 413, a 401 before the body), as
+ * Node does for bodies nobody consumed, so the keep-alive connection stays usable.
  */
-export function transport() {
-  return (req: Request, res: Response, next: NextFunction) => {
+export function drainAfterResponse(req: IncomingMessage, res: ServerResponse): void {
+  res.once('finish', () => {
+    if (req.complete) return
+    let drained = 0
+    req.removeAllListeners('data')
+    req.on('data', (chunk: Buffer) => {
+      drained += chunk.length
+      if (drained > DRAIN_LIMIT) req.socket.destroy()
+    })
+    req.resume()
+  })
+}
+
+/**
+ * For the express frame around MSW's middleware: give every response an `X-Request-Id` (also
+ * the ones answered before the handlers, like CORS preflights), turn the handlers'
+ * network-error response (status 0) into a connection reset, and drain unread bodies.
+ */
+export function mswTransport() {
+  return (req: IncomingMessage, res: ServerResponse, next: () => void) => {
     const sent = req.headers['x-request-id']
     const id = typeof sent === 'string' && REQUEST_ID.test(sent) ? sent : crypto.randomUUID()
     req.headers['x-request-id'] = id
@@ -20,29 +43,13 @@ export function transport() {
     const appendHeader = res.appendHeader.bind(res)
     res.appendHeader = (name: string, value: string | readonly string[]) =>
       name.toLowerCase() === 'x-request-id' ? res.setHeader(name, value) : appendHeader(name, value)
-    const end = res.end.bind(res) as (...args: unknown[]) => Response
+    const end = res.end.bind(res) as (...args: unknown[]) => ServerResponse
     res.end = ((...args: unknown[]) => {
-      if (res.statusCode === 0) {
-        res.locals.dropped = true
-        req.socket.resetAndDestroy()
-        return res
-      }
-      return end(...args)
-    }) as Response['end']
-    res.once('finish', () => {
-      if (!req.complete) drain(req)
-    })
+      if (res.statusCode !== 0) return end(...args)
+      drop(req, res)
+      return res
+    }) as ServerResponse['end']
+    drainAfterResponse(req, res)
     next()
   }
-}
-
-/** Reads and drops the rest of a request body, as Node does for bodies nobody consumed. */
-function drain(req: Request): void {
-  let drained = 0
-  req.removeAllListeners('data')
-  req.on('data', (chunk: Buffer) => {
-    drained += chunk.length
-    if (drained > DRAIN_LIMIT) req.socket.destroy()
-  })
-  req.resume()
 }

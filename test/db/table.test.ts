@@ -10,7 +10,7 @@ interface Thing {
 const things = () =>
   new Table<Thing, 'key', 'owner'>({
     unique: { key: { key: (thing) => thing.key.toLowerCase() } },
-    groups: { owner: { keys: (thing) => [thing.owner] } },
+    groups: { owner: { key: (thing) => thing.owner } },
   })
 
 describe('Table', () => {

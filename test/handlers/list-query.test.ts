@@ -1,4 +1,5 @@
 import { describe, expect, it } from 'vitest'
+import { Table } from '../../db/table.js'
 import type { ListSpec } from '../../handlers/list-query.js'
 import { parseListQuery, runListQuery } from '../../handlers/list-query.js'
 
@@ -68,5 +69,81 @@ describe('list query engine', () => {
       { name: items[0]!.name, id: 1 },
       { name: items[1]!.name, id: 2 },
     ])
+  })
+})
+
+describe('list queries over a table’s indexes (sorted views, keyword texts)', () => {
+  const big: Item[] = Array.from({ length: 6000 }, (_, index) => ({
+    id: index + 1,
+    name: `Item ${String((index * 7919) % 977).padStart(3, '0')}`,
+    status: index % 3 === 0 ? 'off' : 'on',
+    score: (index * 31) % 17,
+  }))
+
+  function fresh() {
+    const table = new Table<Item>()
+    table.load(big.map((item) => ({ ...item })))
+    return table
+  }
+
+  /** The reference answer over the table's current records: filter, full stable sort, slice. */
+  function expected(table: Table<Item>, query: string) {
+    const params = new URLSearchParams(query)
+    const keyword = params.get('keyword')?.toLowerCase()
+    const status = params.get('status')
+    const key = (params.get('sort') ?? 'id') as keyof Item
+    const sign = params.get('order') === 'desc' ? -1 : 1
+    const size = Number(params.get('pageSize') ?? 20)
+    const page = Number(params.get('page') ?? 1)
+    const lower = (v: unknown) => (typeof v === 'string' ? v.toLowerCase() : v) as string | number
+    const matches = table
+      .all()
+      .filter(
+        (item) =>
+          (!status || item.status === status) &&
+          (!keyword || item.name.toLowerCase().includes(keyword)),
+      )
+    const sorted = [...matches].sort((a, b) =>
+      lower(a[key]) < lower(b[key]) ? -sign : lower(a[key]) > lower(b[key]) ? sign : a.id - b.id,
+    )
+    return { list: sorted.slice((page - 1) * size, page * size), total: matches.length }
+  }
+
+  const queries = [
+    'sort=score',
+    'sort=score&order=desc',
+    'sort=score&order=desc&page=40&pageSize=100',
+    'sort=name&order=desc&page=3',
+    'status=on&sort=score&order=desc&pageSize=50&page=7',
+    'keyword=ITEM 0&sort=name&order=desc',
+    'keyword=1&status=off&sort=score&page=2',
+    'keyword=zzz&sort=score',
+    'sort=name&page=301',
+  ]
+
+  it.each(queries)('answers %s exactly as a full sort would', (query) => {
+    const table = fresh()
+    const result = runListQuery(
+      table,
+      parseListQuery(new URLSearchParams(query), spec, false),
+      spec,
+    )
+    expect({ list: result.list, total: result.total }).toEqual(expected(table, query))
+  })
+
+  it('keeps its indexes in step with inserts, replaces and deletes', () => {
+    const table = fresh()
+    const run = (query: string) =>
+      runListQuery(table, parseListQuery(new URLSearchParams(query), spec, false), spec)
+    for (const query of queries) run(query)
+    table.insert({ name: 'item 000 new', status: 'on', score: 0 })
+    table.replace({ ...table.get(10)!, score: 16, name: 'ITEM 999' })
+    table.delete(11)
+    table.delete(4000)
+    table.insert({ name: 'Item 500', status: 'off', score: 8 })
+    for (const query of queries) {
+      const result = run(query)
+      expect({ list: result.list, total: result.total }, query).toEqual(expected(table, query))
+    }
   })
 })

@@ -3,10 +3,11 @@ import { describe, expect, it } from 'vitest'
 import { MEMBER } from '../support/client.js'
 import { useSandboxServer } from '../support/over-http.js'
 
-const http = useSandboxServer()
-const { call, logLines } = http
+/** The same suite over both transports: the lean default, and MSW's own middleware in express. */
+describe.each(['fast', 'msw'] as const)('over real HTTP (%s transport)', (transport) => {
+  const http = useSandboxServer({ transport })
+  const { call, logLines } = http
 
-describe('over real HTTP', () => {
   it.each([
     {
       method: 'GET',
@@ -135,8 +136,8 @@ describe('over real HTTP', () => {
   })
 })
 
-describe('a base path', () => {
-  const withBase = useSandboxServer({ basePath: '/api' })
+describe.each(['fast', 'msw'] as const)('a base path (%s transport)', (transport) => {
+  const withBase = useSandboxServer({ basePath: '/api', transport })
 
   it('serves the resources under it and 404s elsewhere, still as envelopes', async () => {
     expect(withBase.server.url).toMatch(/\/api$/)

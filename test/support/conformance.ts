@@ -3,7 +3,8 @@ import { Ajv2020 } from 'ajv/dist/2020.js'
 import addFormats from 'ajv-formats'
 import { openApiDocument } from '../../index.js'
 
-type Json = Record<string, any> // biome-ignore lint/suspicious/noExplicitAny: walking a JSON document
+// biome-ignore lint/suspicious/noExplicitAny: walking a JSON document
+type Json = Record<string, any>
 
 const document = openApiDocument() as Json
 

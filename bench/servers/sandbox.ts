@@ -1,0 +1,30 @@
+import { createSandboxServer } from '../../dist/node/index.js'
+import { countsFor } from '../scenarios.js'
+
+/**
+ * The sandbox server as users run it, from the built package. Reports how long it took to
+ * seed and start, and its memory (RSS) after start and once settled (after a full GC).
+ */
+const [users, transport = 'fast'] = process.argv.slice(2)
+const started = performance.now()
+const server = await createSandboxServer({
+  port: 0,
+  ...countsFor(Number(users)),
+  transport: transport as 'fast' | 'msw',
+})
+const startMs = performance.now() - started
+const rssMb = process.memoryUsage().rss / 1e6
+;(globalThis as { gc?: () => void }).gc?.()
+await new Promise((resolve) => setTimeout(resolve, 300))
+console.log(
+  JSON.stringify({
+    url: server.url,
+    startMs,
+    rssMb,
+    settledRssMb: process.memoryUsage().rss / 1e6,
+  }),
+)
+
+process.on('message', (message) => {
+  if (message === 'rss') process.send?.({ rssMb: process.memoryUsage().rss / 1e6 })
+})
