@@ -4,6 +4,7 @@ import { createSandbox, seedData } from '../dist/index.js'
 import type { LoadResult } from './harness.js'
 import { buildServers, load, medianMs, startServer, stop, table, warmUp } from './harness.js'
 import { countsFor, scenarios } from './scenarios.js'
+import { soak } from './soak.js'
 
 /**
  * `npm run bench`: the sandbox server against a bare node:http baseline serving the same data,
@@ -82,6 +83,10 @@ for (const size of sizes) {
   await Promise.all([stop(sandbox.child), stop(baseline.child), stop(msw.child)])
 }
 
+const soakSeconds = Number(process.env.SOAK_DURATION ?? 20)
+console.log(`\nload and soak: 10000 users, ${soakSeconds}s per phase`)
+const soaked = await soak(10_000, soakSeconds)
+
 const ratio = (row: Row) => row.sandbox.rps / row.baseline.rps
 console.log(
   `\n${table(
@@ -136,6 +141,31 @@ console.log(
   )}`,
 )
 
+console.log(
+  `\n${table(
+    [
+      'soak phase',
+      'requests',
+      'req/s',
+      'p99 ms',
+      'non-contract answers',
+      'RSS start MB',
+      'RSS end MB',
+      'growth MB / 100k requests',
+    ],
+    soaked.map((s) => [
+      s.phase,
+      s.requests,
+      s.rps,
+      s.p99,
+      s.nonContract,
+      Math.round(s.rssStartMb),
+      Math.round(s.rssEndMb),
+      s.growthPer100kMb.toFixed(1),
+    ]),
+  )}`,
+)
+
 const find = (size: number, scenario: string) =>
   rows.find((row) => row.size === size && row.scenario === scenario)
 const largest = Math.max(...sizes)
@@ -179,6 +209,18 @@ const targets = [
     met: (v: number) => v < 1,
     show: (v: number) => `${v.toFixed(3)} ms`,
   },
+  ...soaked.map((s) => ({
+    target: `soak (${s.phase}): 0 answers outside the contract`,
+    value: s.nonContract,
+    met: (v: number) => v === 0,
+    show: (v: number) => String(v),
+  })),
+  {
+    target: 'soak (reads): RSS growth < 10 MB per 100k requests (no leak)',
+    value: soaked[0]!.growthPer100kMb,
+    met: (v: number) => v < 10,
+    show: (v: number) => `${v.toFixed(1)} MB`,
+  },
 ]
 console.log(
   `\n${table(
@@ -206,6 +248,7 @@ await writeFile(
       inProcess,
       servers,
       resetSmallMs,
+      soak: soaked,
       targets: targets.map((t) => ({ target: t.target, value: t.value, met: t.met(t.value) })),
     },
     null,

@@ -1,3 +1,6 @@
+import type { SortKey } from './sorted-index.js'
+import { SortedIndex } from './sorted-index.js'
+
 /** A record kept in a table: immutable once stored, identified by its id. */
 export interface Row {
   readonly id: number
@@ -11,16 +14,6 @@ export interface UniqueIndex<T> {
 /** A grouping index: each record files under one key (e.g. an order under its owner). */
 export interface GroupIndex<T> {
   key(record: T): number
-}
-
-/** A sort key: numbers compare as numbers, text case-insensitively (no locale: the same everywhere). */
-export type SortKey = string | number
-
-/** Records sorted by (key, id) ascending, kept in step with every write. */
-interface SortedIndex<T> {
-  key(record: T): SortKey
-  rows: T[]
-  keys: SortKey[]
 }
 
 export interface TableOptions<T extends Row, U extends string, G extends string> {
@@ -104,17 +97,12 @@ export class Table<T extends Row, U extends string = never, G extends string = n
 
   /**
    * The records sorted by (`key`, id) ascending: sorted once, then kept in step with every
-   * write by binary insertion, so a sorted page never sorts the whole table.
+   * write, so a sorted page never sorts the whole table.
    */
-  sortedBy(
-    name: string,
-    key: (record: T) => SortKey,
-  ): { rows: readonly T[]; keys: readonly SortKey[] } {
+  sortedBy(name: string, key: (record: T) => SortKey): SortedIndex<T> {
     let index = this.#sorted.get(name)
     if (!index) {
-      const pairs = this.#rows.map((record) => ({ key: key(record), record }))
-      pairs.sort((a, b) => compareKeys(a.key, a.record.id, b.key, b.record.id))
-      index = { key, rows: pairs.map((pair) => pair.record), keys: pairs.map((pair) => pair.key) }
+      index = new SortedIndex(key, this.#rows)
       this.#sorted.set(name, index)
     }
     return index
@@ -127,7 +115,7 @@ export class Table<T extends Row, U extends string = never, G extends string = n
     this.#index(record)
     this.#rows.push(record)
     for (const entry of this.#derived.values()) entry.values.push(entry.compute(record))
-    for (const index of this.#sorted.values()) addSorted(index, record)
+    for (const index of this.#sorted.values()) index.add(record)
     this.#nextId += 1
     return record
   }
@@ -144,8 +132,8 @@ export class Table<T extends Row, U extends string = never, G extends string = n
     this.#rows[position] = record
     for (const entry of this.#derived.values()) entry.values[position] = entry.compute(record)
     for (const index of this.#sorted.values()) {
-      removeSorted(index, previous)
-      addSorted(index, record)
+      index.remove(previous)
+      index.add(record)
     }
     return record
   }
@@ -157,7 +145,7 @@ export class Table<T extends Row, U extends string = never, G extends string = n
     const [record] = this.#rows.splice(position, 1)
     this.#unindex(record!)
     for (const entry of this.#derived.values()) entry.values.splice(position, 1)
-    for (const index of this.#sorted.values()) removeSorted(index, record!)
+    for (const index of this.#sorted.values()) index.remove(record!)
     return record
   }
 
@@ -228,38 +216,6 @@ export class Table<T extends Row, U extends string = never, G extends string = n
     }
     return -1
   }
-}
-
-/** Orders (key, id) pairs: by key, then by id. */
-export function compareKeys(keyA: SortKey, idA: number, keyB: SortKey, idB: number): number {
-  return keyA < keyB ? -1 : keyA > keyB ? 1 : idA - idB
-}
-
-/** Where (key, id) belongs in a sorted index: the first position not before it. */
-function lowerBound<T extends Row>(index: SortedIndex<T>, key: SortKey, id: number): number {
-  let low = 0
-  let high = index.rows.length
-  while (low < high) {
-    const middle = (low + high) >>> 1
-    if (compareKeys(index.keys[middle]!, index.rows[middle]!.id, key, id) < 0) low = middle + 1
-    else high = middle
-  }
-  return low
-}
-
-function addSorted<T extends Row>(index: SortedIndex<T>, record: T): void {
-  const key = index.key(record)
-  const position = lowerBound(index, key, record.id)
-  index.rows.splice(position, 0, record)
-  index.keys.splice(position, 0, key)
-}
-
-function removeSorted<T extends Row>(index: SortedIndex<T>, record: T): void {
-  const position = lowerBound(index, index.key(record), record.id)
-  if (index.rows[position]?.id !== record.id)
-    throw new Error(`Record ${record.id} is missing from a sorted index`)
-  index.rows.splice(position, 1)
-  index.keys.splice(position, 1)
 }
 
 /** Freezes a JSON-like value and everything in it; frozen values are taken as already deep-frozen. */

@@ -21,7 +21,13 @@ export async function readJsonBody(request: ApiRequest, limit = BODY_LIMIT): Pro
     )
   if (declared !== null && Number(declared) > limit) throw tooLarge()
   const type = request.header('content-type')
-  const bytes = await request.readBody(limit)
+  let bytes: Uint8Array | 'too-large'
+  try {
+    bytes = await request.readBody(limit)
+  } catch {
+    // The client went away mid-body: nobody will read this answer, but it is not a crash either.
+    throw ApiError.of('malformedJson', 'malformed JSON body: the body was cut off')
+  }
   if (bytes === 'too-large') throw tooLarge()
   if (type === null || !jsonType.test(type)) {
     throw ApiError.of(

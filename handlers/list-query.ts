@@ -1,4 +1,4 @@
-import type { SortKey } from '../db/table.js'
+import type { SortedIndex, SortKey } from '../db/sorted-index.js'
 import type { ListPayload } from './envelope.js'
 import {
   clip,
@@ -124,13 +124,10 @@ export function selectFields<T extends object>(
  * Where a list query reads: a table, whose indexes (keyword texts, sorted views) make big
  * collections fast, or just an array of records in id order (e.g. one user's orders).
  */
-export interface ListSource<T> {
+export interface ListSource<T extends { readonly id: number }> {
   all(): readonly T[]
   derived?(name: string, compute: (record: T) => string): readonly string[]
-  sortedBy?(
-    name: string,
-    key: (record: T) => SortKey,
-  ): { rows: readonly T[]; keys: readonly SortKey[] }
+  sortedBy?(name: string, key: (record: T) => SortKey): SortedIndex<T>
 }
 
 /** Above this many matches, a sorted page walks the table's sorted index instead of sorting. */
@@ -177,7 +174,9 @@ export function runListQuery<T extends { id: number; status: string }>(
   }
 }
 
-function isSource<T>(source: ListSource<T> | readonly T[]): source is ListSource<T> {
+function isSource<T extends { id: number }>(
+  source: ListSource<T> | readonly T[],
+): source is ListSource<T> {
   return !Array.isArray(source)
 }
 
@@ -232,12 +231,9 @@ function sortedPage<T extends { id: number }>(
   return ordered.slice(start, end)
 }
 
-/**
- * Walks a sorted index in the query's order (ties by id ascending either way), keeping the
- * wanted records, and stops once the page is full.
- */
+/** Walks a sorted index in the query's order, keeping the wanted records, until the page is full. */
 function walk<T extends { id: number }>(
-  index: { rows: readonly T[]; keys: readonly SortKey[] },
+  index: SortedIndex<T>,
   order: 'asc' | 'desc',
   start: number,
   end: number,
@@ -245,26 +241,12 @@ function walk<T extends { id: number }>(
 ): T[] {
   const page: T[] = []
   let seen = 0
-  const take = (record: T) => {
+  index.scan(order, (record) => {
     if (wanted && wanted[record.id] !== 1) return false
     if (seen >= start) page.push(record)
     seen += 1
     return seen >= end
-  }
-  const { rows, keys } = index
-  if (order === 'asc') {
-    for (const record of rows) if (take(record)) break
-    return page
-  }
-  // Descending by key, but ascending by id within equal keys: walk runs of equal keys backwards.
-  let runEnd = rows.length
-  while (runEnd > 0) {
-    let runStart = runEnd - 1
-    while (runStart > 0 && keys[runStart - 1] === keys[runEnd - 1]) runStart -= 1
-    for (let position = runStart; position < runEnd; position++)
-      if (take(rows[position]!)) return page
-    runEnd = runStart
-  }
+  })
   return page
 }
 

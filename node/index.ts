@@ -4,7 +4,7 @@
  */
 
 export * from '../index.js'
-export type { SandboxServer, SandboxServerOptions } from '../server/server.js'
+export type { SandboxServer, SandboxServerOptions, ServerTimeouts } from '../server/server.js'
 export { createSandboxServer, timeouts } from '../server/server.js'
 export type { SetupSandboxResult } from './setup-sandbox.js'
 export { setupSandbox } from './setup-sandbox.js'

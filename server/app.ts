@@ -8,6 +8,7 @@ import type { ApiResponse } from '../handlers/exchange.js'
 import type { Sandbox } from '../sandbox/create-sandbox.js'
 import type { CorsHandler } from './cors.js'
 import { docsPage } from './docs-page.js'
+import { requestUrl } from './node-request.js'
 import { mswTransport } from './transport.js'
 
 type Middleware = (req: IncomingMessage, res: ServerResponse, next: () => void) => void
@@ -37,14 +38,25 @@ export function createApp(sandbox: Sandbox, options: AppOptions) {
   app.use(docsPage())
   if (options.msw) {
     // @mswjs/http-middleware types its handlers with msw's CommonJS build; ours come from the ESM build.
-    app.use(
-      createMiddleware(...(sandbox.handlers as unknown as Parameters<typeof createMiddleware>)),
+    const msw = createMiddleware(
+      ...(sandbox.handlers as unknown as Parameters<typeof createMiddleware>),
+    )
+    // It resolves `new URL(req.url, origin)`: `//x` would throw (a 500) or become the host x.
+    app.use((req: Request, res: Response, next: NextFunction) =>
+      req.url.startsWith('//') ? next() : msw(req, res, next),
     )
   }
   // Paths no handler claims get the pipeline's own 404 envelope.
   app.use(async (req: Request, res: Response, next: NextFunction) => {
     try {
-      const url = new URL(req.originalUrl, 'http://sandbox.local')
+      const url = requestUrl(req.originalUrl)
+      if (!url) {
+        send(
+          res,
+          failure(ApiError.of('invalidParameter', 'the request target is not a valid path')),
+        )
+        return
+      }
       const answer = await sandbox.handle({
         method: req.method,
         url,

@@ -5,7 +5,7 @@ import type { ApiResponse } from '../handlers/exchange.js'
 import type { Sandbox } from '../sandbox/create-sandbox.js'
 import { claims } from '../sandbox/msw-handlers.js'
 import type { CorsHandler } from './cors.js'
-import { fromNodeRequest } from './node-request.js'
+import { fromNodeRequest, requestUrl } from './node-request.js'
 import { drop } from './transport.js'
 
 type Middleware = (req: IncomingMessage, res: ServerResponse, next: () => void) => void
@@ -21,8 +21,8 @@ export function createFastPath(
 ) {
   const claim = { origin: null, basePath: sandbox.options.basePath }
   return (req: IncomingMessage, res: ServerResponse): boolean => {
-    const url = new URL(req.url ?? '/', 'http://sandbox.local')
-    if (!claims(claim, url)) return false
+    const url = requestUrl(req.url)
+    if (!url || !claims(claim, url)) return false
     const serve = () => {
       // A CORS preflight is answered by the cors package, before the pipeline that sets request ids.
       if (req.method === 'OPTIONS' && req.headers.origin)

@@ -2,6 +2,23 @@ import type { IncomingMessage } from 'node:http'
 import type { ApiRequest } from '../handlers/exchange.js'
 import { concat } from '../handlers/exchange.js'
 
+const LOCAL_ORIGIN = 'http://sandbox.local'
+
+/**
+ * The URL of a request target. Origin-form targets (`/users?page=2`, also `//x`) are appended
+ * to a local origin, never resolved against it (`//evil.example/users` must stay a path);
+ * absolute-form targets (`http://host/users`, from proxies) are taken as they are. Null when
+ * the target is not a URL at all.
+ */
+export function requestUrl(target: string | undefined): URL | null {
+  try {
+    if (!target) return new URL(`${LOCAL_ORIGIN}/`)
+    return target.startsWith('/') ? new URL(`${LOCAL_ORIGIN}${target}`) : new URL(target)
+  } catch {
+    return null
+  }
+}
+
 /**
  * Adapts Node's `IncomingMessage` to the pipeline's request without building Fetch API
  * objects (the costliest part of serving MSW handlers over HTTP). The body is read only when

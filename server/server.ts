@@ -1,6 +1,9 @@
 import type { Server } from 'node:http'
 import { createServer } from 'node:http'
 import type { AddressInfo } from 'node:net'
+import type { Duplex } from 'node:stream'
+import { ApiError } from '../handlers/api-error.js'
+import { failure, JSON_CONTENT_TYPE } from '../handlers/envelope.js'
 import type { Sandbox } from '../sandbox/create-sandbox.js'
 import { createSandbox } from '../sandbox/create-sandbox.js'
 import type { SandboxOptions } from '../sandbox/options.js'
@@ -24,12 +27,34 @@ export interface SandboxServerOptions extends SandboxOptions {
   data?: string
   /** Allowed CORS origins (default: any). */
   corsOrigin?: string[]
+  /** Override some of the {@link timeouts}. */
+  timeouts?: Partial<ServerTimeouts>
   /**
    * How the API is served over HTTP: `fast` (default) feeds the handlers' pipeline straight
    * from Node's request; `msw` runs the MSW handlers through @mswjs/http-middleware in express
    * (slower, see the README's performance notes; same answers).
    */
   transport?: 'fast' | 'msw'
+}
+
+/**
+ * Answers what Node's HTTP parser refused before any handler saw it: a request that took too
+ * long (408), or bytes that are not HTTP (400, with the contract's envelope).
+ */
+function answerClientError(error: NodeJS.ErrnoException, socket: Duplex): void {
+  if (!socket.writable || error.code === 'ECONNRESET') {
+    socket.destroy()
+    return
+  }
+  if (error.code === 'ERR_HTTP_REQUEST_TIMEOUT') {
+    socket.end('HTTP/1.1 408 Request Timeout\r\nConnection: close\r\nContent-Length: 0\r\n\r\n')
+    return
+  }
+  const answer = failure(ApiError.of('invalidParameter', 'malformed HTTP request'))
+  const body = answer.body ?? ''
+  socket.end(
+    `HTTP/1.1 400 Bad Request\r\nConnection: close\r\nContent-Type: ${JSON_CONTENT_TYPE}\r\nContent-Length: ${Buffer.byteLength(body)}\r\n\r\n${body}`,
+  )
 }
 
 /** A started sandbox server. */
@@ -45,8 +70,20 @@ export interface SandboxServer {
   close(): Promise<void>
 }
 
-/** Header and request timeouts: slow or idle clients cannot hold the server. */
-export const timeouts = {
+/** Timeouts, so slow or idle clients cannot hold the server (milliseconds). */
+export interface ServerTimeouts {
+  /** The request headers must arrive within this (also closes connections that send nothing). */
+  headersMs: number
+  /** The whole request, body included, must arrive within this. */
+  requestMs: number
+  /** An idle keep-alive connection is closed after this. */
+  keepAliveMs: number
+  /** On close, requests still running after this are cut. */
+  shutdownMs: number
+}
+
+/** The default timeouts. */
+export const timeouts: Readonly<ServerTimeouts> = {
   headersMs: 10_000,
   requestMs: 30_000,
   keepAliveMs: 5_000,
@@ -72,8 +109,10 @@ export async function createSandboxServer(
     data,
     corsOrigin,
     transport = 'fast',
+    timeouts: timeoutOverrides,
     ...sandboxOptions
   } = options
+  const limits = { ...timeouts, ...timeoutOverrides }
   const sandbox = createSandbox({
     ...sandboxOptions,
     ...(basePath === undefined ? {} : { baseUrl: basePath }),
@@ -89,16 +128,21 @@ export async function createSandboxServer(
     onUnexpectedError: sandbox.options.onUnexpectedError,
   })
   const fast = transport === 'fast' ? createFastPath(sandbox, { cors, log: logger }) : null
-  const server = createServer((req, res) => {
-    if (!fast?.(req, res)) app(req, res)
-  })
-  server.headersTimeout = timeouts.headersMs
-  server.requestTimeout = timeouts.requestMs
-  server.keepAliveTimeout = timeouts.keepAliveMs
-  server.on('clientError', (_error, socket) => {
-    if (socket.writable) socket.end('HTTP/1.1 400 Bad Request\r\nConnection: close\r\n\r\n')
-    else socket.destroy()
-  })
+  const server = createServer(
+    {
+      headersTimeout: limits.headersMs,
+      requestTimeout: limits.requestMs,
+      keepAliveTimeout: limits.keepAliveMs,
+      // How often Node checks the two timeouts above (default 30 s: too coarse for short limits).
+      connectionsCheckingInterval: Math.min(limits.headersMs, limits.requestMs) / 4,
+    },
+    (req, res) => {
+      if (!fast?.(req, res)) app(req, res)
+    },
+  )
+  server.on('clientError', (error: NodeJS.ErrnoException, socket) =>
+    answerClientError(error, socket),
+  )
   await new Promise<void>((resolve, reject) => {
     server.once('error', reject)
     server.listen(port, host, () => {
@@ -119,7 +163,7 @@ export async function createSandboxServer(
       closing ??= (async () => {
         const closed = new Promise<void>((resolve) => server.close(() => resolve()))
         server.closeIdleConnections()
-        const force = setTimeout(() => server.closeAllConnections(), timeouts.shutdownMs)
+        const force = setTimeout(() => server.closeAllConnections(), limits.shutdownMs)
         await closed
         clearTimeout(force)
         await dataFile?.close()

@@ -1,4 +1,5 @@
 import { describe, expect, it } from 'vitest'
+import { SortedIndex } from '../../db/sorted-index.js'
 import { Table } from '../../index.js'
 
 interface Thing {
@@ -67,5 +68,44 @@ describe('Table', () => {
     expect(table.insert({ key: 'z', owner: 1 }).id).toBe(10)
     table.load([], 20)
     expect(table.insert({ key: 'z', owner: 1 }).id).toBe(20)
+  })
+})
+
+describe('SortedIndex', () => {
+  it('stays sorted by (key, id) through thousands of adds and removes across chunks', () => {
+    const records = Array.from({ length: 3000 }, (_, index) => ({
+      id: index + 1,
+      score: (index * 7) % 13,
+    }))
+    const index = new SortedIndex<{ id: number; score: number }>((record) => record.score, records)
+    const live = new Map(records.map((record) => [record.id, record]))
+    let nextId = 3001
+    for (let step = 0; step < 4000; step++) {
+      if (step % 3 === 0 && live.size > 0) {
+        const victim = live.get([...live.keys()][(step * 31) % live.size]!)!
+        index.remove(victim)
+        live.delete(victim.id)
+      } else {
+        const record = { id: nextId++, score: (step * 5) % 13 }
+        index.add(record)
+        live.set(record.id, record)
+      }
+    }
+    const ascending: number[] = []
+    index.scan('asc', (record) => {
+      ascending.push(record.id)
+      return false
+    })
+    const expected = [...live.values()].sort((a, b) => a.score - b.score || a.id - b.id)
+    expect(ascending).toEqual(expected.map((record) => record.id))
+    const descending: number[] = []
+    index.scan('desc', (record) => {
+      descending.push(record.id)
+      return false
+    })
+    expect(descending).toEqual(
+      [...expected].sort((a, b) => b.score - a.score || a.id - b.id).map((r) => r.id),
+    )
+    expect(index.size).toBe(live.size)
   })
 })

@@ -1,0 +1,160 @@
+import fc from 'fast-check'
+import { describe, expect, it } from 'vitest'
+import type { ApiRequest, ApiResponse, Sandbox } from '../../index.js'
+import { checkDocument, codes, createSandbox } from '../../index.js'
+import { request } from './arbitraries.js'
+
+type Generated = typeof request extends fc.Arbitrary<infer R> ? R : never
+
+const statusOfCode = new Map(Object.values(codes).map((entry) => [entry.code, entry.status]))
+
+/** Builds the pipeline's request from a generated one, as any transport would. */
+function toApiRequest(generated: Generated): ApiRequest {
+  const headers: Record<string, string | undefined> = {
+    authorization: generated.authorization,
+    'content-type': generated.contentType,
+    prefer: generated.prefer,
+    'x-sandbox-id': generated.sandboxId,
+  }
+  const bytes =
+    generated.body === undefined ? new Uint8Array(0) : new TextEncoder().encode(generated.body)
+  return {
+    method: generated.method.toUpperCase(),
+    url: new URL(`http://sandbox.test${generated.path}${generated.query}`),
+    header: (name) => headers[name] ?? null,
+    readBody: async (limit) => (bytes.byteLength > limit ? 'too-large' : bytes),
+  }
+}
+
+/** The invariants every single response keeps, whatever was sent. */
+function assertWellFormed(generated: Generated, response: ApiResponse, where: string): void {
+  expect(response.status, where).not.toBe(500)
+  expect(response.headers['x-request-id'], where).toBeTruthy()
+  if (response.status === 204 || generated.method.toUpperCase() === 'HEAD') {
+    expect(response.body, where).toBeNull()
+    return
+  }
+  expect(response.headers['content-type'], where).toBe('application/json; charset=utf-8')
+  const parsed = JSON.parse(response.body!)
+  if (
+    new URL(`http://sandbox.test${generated.path}`).pathname === '/openapi.json' &&
+    response.status === 200
+  )
+    return
+  expect(Object.keys(parsed).sort(), where).toEqual(['code', 'data', 'message'])
+  expect(typeof parsed.message, where).toBe('string')
+  if (response.status < 300) {
+    expect(parsed.code, where).toBe(0)
+  } else {
+    expect(parsed.data, where).toBeNull()
+    expect(statusOfCode.get(parsed.code), `${where}: code ${parsed.code}`).toBe(response.status)
+  }
+  expect(response.body, where).not.toMatch(/\bat .*\.(js|ts):\d+|node_modules|\/work\//)
+}
+
+/** The invariants of the data after any sequence of requests. */
+function assertDataValid(sandbox: Sandbox): void {
+  for (const name of [null, 'worker-1', 'worker-2']) {
+    const document = sandbox.instance(name).store.toJSON()
+    const check = checkDocument(document)
+    expect(check, JSON.stringify(check)).toMatchObject({ ok: true })
+    for (const product of document.products) expect(product.stock).toBeGreaterThanOrEqual(0)
+  }
+  expect(({} as Record<string, unknown>).polluted).toBeUndefined()
+  expect(Object.keys(Object.prototype)).toEqual([])
+}
+
+function fingerprint(sandbox: Sandbox): unknown[] {
+  const { users, products, orders } = sandbox.db
+  return [
+    ...users.all(),
+    ...products.all(),
+    ...orders.all(),
+    users.nextId,
+    products.nextId,
+    orders.nextId,
+  ]
+}
+
+describe('hostile input (property-based, in-process)', () => {
+  it('every response is a well-formed envelope with a contract status and code, never a 500', async () => {
+    const sandbox = createSandbox({
+      users: 6,
+      products: 5,
+      orders: 6,
+      onUnexpectedError: (error) => {
+        throw error
+      },
+    })
+    await fc.assert(
+      fc.asyncProperty(request, async (generated) => {
+        const response = await sandbox.handle(toApiRequest(generated))
+        assertWellFormed(
+          generated,
+          response,
+          `${generated.method} ${generated.path}${generated.query}`,
+        )
+      }),
+      { numRuns: 1500 },
+    )
+    assertDataValid(sandbox)
+  })
+
+  it('GET, HEAD and OPTIONS never change the data', async () => {
+    const sandbox = createSandbox({ users: 6, products: 5, orders: 6 })
+    const reads = request.map((generated) => ({
+      ...generated,
+      method: (['GET', 'HEAD', 'OPTIONS'] as const)[generated.path.length % 3]!,
+    }))
+    await fc.assert(
+      fc.asyncProperty(reads, async (generated) => {
+        const before = fingerprint(sandbox)
+        await sandbox.handle(toApiRequest({ ...generated, sandboxId: undefined }))
+        expect(fingerprint(sandbox)).toEqual(before)
+      }),
+      { numRuns: 800 },
+    )
+  })
+
+  it('after any sequence of requests the data validates, references hold, stock ≥ 0, prototypes untouched', async () => {
+    await fc.assert(
+      fc.asyncProperty(fc.array(request, { minLength: 1, maxLength: 40 }), async (sequence) => {
+        const sandbox = createSandbox({
+          users: 6,
+          products: 5,
+          orders: 6,
+          onUnexpectedError: (error) => {
+            throw error
+          },
+        })
+        for (const generated of sequence) {
+          const response = await sandbox.handle(toApiRequest(generated))
+          assertWellFormed(generated, response, `${generated.method} ${generated.path}`)
+        }
+        assertDataValid(sandbox)
+      }),
+      { numRuns: 150 },
+    )
+  })
+
+  it('an unexpected error is a 500 envelope that leaks nothing', async () => {
+    const seen: unknown[] = []
+    const sandbox = createSandbox({ onUnexpectedError: (error) => seen.push(error) })
+    const response = await sandbox.handle({
+      method: 'GET',
+      url: new URL('http://sandbox.test/users/1'),
+      header: (name) => {
+        if (name === 'authorization') throw new Error('boom in /srv/secret/path.ts:12')
+        return null
+      },
+      readBody: async () => new Uint8Array(0),
+    })
+    expect(response.status).toBe(500)
+    expect(JSON.parse(response.body!)).toEqual({
+      code: 50000,
+      message: 'internal server error',
+      data: null,
+    })
+    expect(seen).toHaveLength(1)
+  })
+})
