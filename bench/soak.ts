@@ -11,9 +11,9 @@ const allowed: Record<string, number[]> = {
   cancel: [200, 409],
 }
 
-function rssOf(child: ChildProcess): Promise<number> {
+function memoryOf(child: ChildProcess): Promise<{ rssMb: number; heapMb: number }> {
   return new Promise((resolve) => {
-    child.once('message', (message) => resolve((message as { rssMb: number }).rssMb))
+    child.once('message', (message) => resolve(message as { rssMb: number; heapMb: number }))
     child.send('rss')
   })
 }
@@ -26,13 +26,18 @@ export interface SoakResult {
   nonContract: number
   rssStartMb: number
   rssEndMb: number
+  heapStartMb: number
+  heapEndMb: number
   growthPer100kMb: number
+  heapGrowthPer100kMb: number
 }
 
 /**
  * Load and soak: the server under a mix of requests for a bounded time, counting answers
- * outside the contract and watching RSS. A read-only phase first (growth there would be a
- * leak), then reads mixed with writes (which add records: some growth is the data itself).
+ * outside the contract and watching memory after a full GC at both ends. An unrecorded warm-up
+ * first (V8 grows its young generation and code caches under load), then a read-only phase
+ * (growth there would be a leak), then reads mixed with writes (which add records: some growth
+ * is the data itself).
  */
 export async function soak(users: number, seconds: number): Promise<SoakResult[]> {
   const server = await startServer('sandbox', [String(users), 'fast'])
@@ -107,7 +112,17 @@ export async function soak(users: number, seconds: number): Promise<SoakResult[]
         onResponse: check('cancel'),
       },
     ]
-    const rssStartMb = await rssOf(server.child)
+    if (phase === 'reads') {
+      await autocannon({
+        url: server.info.url,
+        connections: 50,
+        duration: Math.min(10, seconds),
+        headers: { authorization: 'Bearer sandbox-admin-token' },
+        requests: reads as autocannon.Request[],
+      })
+      nonContract.count = 0
+    }
+    const start = await memoryOf(server.child)
     const result = await autocannon({
       url: server.info.url,
       connections: 50,
@@ -115,16 +130,19 @@ export async function soak(users: number, seconds: number): Promise<SoakResult[]
       headers: { authorization: 'Bearer sandbox-admin-token', 'content-type': 'application/json' },
       requests: (phase === 'reads' ? reads : [...reads, ...writes]) as autocannon.Request[],
     })
-    const rssEndMb = await rssOf(server.child)
+    const end = await memoryOf(server.child)
     results.push({
       phase,
       requests: result.requests.total,
       rps: Math.round(result.requests.average),
       p99: result.latency.p99,
       nonContract: nonContract.count + result.errors + result.timeouts,
-      rssStartMb,
-      rssEndMb,
-      growthPer100kMb: ((rssEndMb - rssStartMb) / result.requests.total) * 100_000,
+      rssStartMb: start.rssMb,
+      rssEndMb: end.rssMb,
+      heapStartMb: start.heapMb,
+      heapEndMb: end.heapMb,
+      growthPer100kMb: ((end.rssMb - start.rssMb) / result.requests.total) * 100_000,
+      heapGrowthPer100kMb: ((end.heapMb - start.heapMb) / result.requests.total) * 100_000,
     })
   }
   await stop(server.child)

@@ -122,6 +122,11 @@ export async function runCli(argv: string[]): Promise<void> {
             default: true,
             type: 'boolean',
           })
+          .option('max-sandboxes', {
+            describe: 'Live X-Sandbox-Id sandboxes kept at most (least recently used dropped)',
+            default: 1000,
+            coerce: integerFlag('max-sandboxes', 1, 100_000),
+          })
           .option('data', {
             describe: 'Keep the data in this JSON file (loaded at start, written on change)',
             type: 'string',
@@ -168,6 +173,7 @@ export async function runCli(argv: string[]): Promise<void> {
             strict: args.strict,
             auth: args.auth,
             control: args.control,
+            maxSandboxes: args.maxSandboxes,
             ...(args.data ? { data: args.data } : {}),
             ...(args.corsOrigin ? { corsOrigin: args.corsOrigin } : {}),
             transport: args.transport,

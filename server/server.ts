@@ -46,14 +46,17 @@ function answerClientError(error: NodeJS.ErrnoException, socket: Duplex): void {
     socket.destroy()
     return
   }
+  const id = `X-Request-Id: ${crypto.randomUUID()}\r\n`
   if (error.code === 'ERR_HTTP_REQUEST_TIMEOUT') {
-    socket.end('HTTP/1.1 408 Request Timeout\r\nConnection: close\r\nContent-Length: 0\r\n\r\n')
+    socket.end(
+      `HTTP/1.1 408 Request Timeout\r\nConnection: close\r\n${id}Content-Length: 0\r\n\r\n`,
+    )
     return
   }
   const answer = failure(ApiError.of('invalidParameter', 'malformed HTTP request'))
   const body = answer.body ?? ''
   socket.end(
-    `HTTP/1.1 400 Bad Request\r\nConnection: close\r\nContent-Type: ${JSON_CONTENT_TYPE}\r\nContent-Length: ${Buffer.byteLength(body)}\r\n\r\n${body}`,
+    `HTTP/1.1 400 Bad Request\r\nConnection: close\r\n${id}Content-Type: ${JSON_CONTENT_TYPE}\r\nContent-Length: ${Buffer.byteLength(body)}\r\n\r\n${body}`,
   )
 }
 

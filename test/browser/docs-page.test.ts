@@ -1,10 +1,9 @@
 import { fileURLToPath } from 'node:url'
 import type { Browser } from 'playwright-core'
-import { chromium } from 'playwright-core'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import type { SandboxServer } from '../../node/index.js'
 import { createSandboxServer, openApiDocument } from '../../node/index.js'
-import { artifacts, browserAvailable, chromiumPath } from '../support/browser.js'
+import { artifacts, browserAvailable, launchChromium } from '../support/browser.js'
 
 const run = browserAvailable()
 
@@ -13,16 +12,7 @@ describe.runIf(run)('the reference page at /docs, in Chromium', () => {
   let server: SandboxServer
   beforeAll(async () => {
     server = await createSandboxServer({ port: 0 })
-    browser = await chromium.launch({
-      executablePath: chromiumPath,
-      args: [
-        '--no-sandbox',
-        '--disable-gpu',
-        '--disable-background-networking',
-        '--disable-component-update',
-        '--disable-sync',
-      ],
-    })
+    browser = await launchChromium()
   })
   afterAll(async () => {
     await browser?.close()

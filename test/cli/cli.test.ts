@@ -149,3 +149,31 @@ describe('shop-sandbox CLI', () => {
     expect(stderr).toContain(`port ${port} is in use`)
   })
 })
+
+describe('a slow start on a terminal', () => {
+  it.runIf(process.platform === 'linux')(
+    'shows a progress bar while a big data set is generated',
+    async () => {
+      // `script` gives the CLI a pseudo-terminal, as a person starting it would have.
+      const command = `${process.execPath} ${bin} --port 0 --users 120000 --orders 240000 --quiet`
+      const child = spawn('script', ['-qec', command, '/dev/null'], {
+        stdio: ['ignore', 'pipe', 'pipe'],
+      })
+      children.push(child)
+      let output = ''
+      child.stdout!.on('data', (chunk) => (output += chunk))
+      await new Promise<void>((resolve, reject) => {
+        const timer = setTimeout(() => reject(new Error(`no banner:\n${output}`)), 30_000)
+        child.stdout!.on('data', () => {
+          if (output.includes('listening on')) {
+            clearTimeout(timer)
+            resolve()
+          }
+        })
+      })
+      expect(output).toMatch(/generating data .*\d+%/)
+      child.kill('SIGKILL')
+    },
+    40_000,
+  )
+})

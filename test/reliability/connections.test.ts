@@ -66,6 +66,7 @@ describe('connection faults: the server keeps serving', () => {
     await stillServing()
     const answer = await closed
     expect(answer).toMatch(/^HTTP\/1.1 408 /)
+    expect(answer).toMatch(/X-Request-Id: [0-9a-f-]{36}/)
   })
 
   it('when many connections open and send nothing: they are closed, new requests are served', async () => {
@@ -82,6 +83,7 @@ describe('connection faults: the server keeps serving', () => {
     const answer = await closed
     expect(answer).toMatch(/^HTTP\/1.1 400 /)
     expect(answer).toContain('"code":40000')
+    expect(answer).toMatch(/X-Request-Id: [0-9a-f-]{36}/)
     await stillServing()
   })
 })

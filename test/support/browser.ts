@@ -21,24 +21,29 @@ export function browserAvailable(): boolean {
   return false
 }
 
-/** Launches Debian's Chromium headless and serves the demo page for the current test file. */
+/** Debian's Chromium, headless, with the flags this machine needs (no sandbox as root, no network chatter). */
+export function launchChromium(): Promise<Browser> {
+  return chromium.launch({
+    executablePath: chromiumPath,
+    headless: true,
+    args: [
+      '--no-sandbox',
+      '--disable-gpu',
+      '--disable-background-networking',
+      '--disable-component-update',
+      '--disable-sync',
+      '--no-first-run',
+    ],
+  })
+}
+
+/** Launches Chromium and serves the demo page for the current test file. */
 export function useDemoInChromium() {
   const state: { browser?: Browser; demo?: Awaited<ReturnType<typeof startDemoServer>> } = {}
   beforeAll(async () => {
     await mkdir(artifacts, { recursive: true })
     state.demo = await startDemoServer(0)
-    state.browser = await chromium.launch({
-      executablePath: chromiumPath,
-      headless: true,
-      args: [
-        '--no-sandbox',
-        '--disable-gpu',
-        '--disable-background-networking',
-        '--disable-component-update',
-        '--disable-sync',
-        '--no-first-run',
-      ],
-    })
+    state.browser = await launchChromium()
   })
   afterAll(async () => {
     await state.browser?.close()
