@@ -25,8 +25,7 @@ export function createFastPath(
     if (!url || !claims(claim, url)) return false
     const serve = () => {
       // A CORS preflight is answered by the cors package, before the pipeline that sets request ids.
-      if (req.method === 'OPTIONS' && req.headers.origin)
-        res.setHeader('x-request-id', crypto.randomUUID())
+      if (req.method === 'OPTIONS') res.setHeader('x-request-id', crypto.randomUUID())
       options.cors(req, res, () => {
         sandbox.handle(fromNodeRequest(req, url)).then(
           (answer) => send(req, res, answer),

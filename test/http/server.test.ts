@@ -148,3 +148,50 @@ describe.each(['fast', 'msw'] as const)('a base path (%s transport)', (transport
     expect(await outside.json()).toMatchObject({ code: 40400, data: null })
   })
 })
+
+describe('CORS for clients that send no Origin (curl, servers, tests)', () => {
+  const plain = useSandboxServer()
+
+  it('still allows any origin and exposes X-Request-Id', async () => {
+    const response = await fetch(`${plain.server.url}/users/1`, {
+      headers: { authorization: 'Bearer sandbox-admin-token' },
+    })
+    expect(response.headers.get('access-control-allow-origin')).toBe('*')
+    expect(response.headers.get('access-control-expose-headers')).toContain('X-Request-Id')
+  })
+
+  it('answers a preflight 204 with the allowed methods and headers', async () => {
+    const response = await fetch(`${plain.server.url}/users`, {
+      method: 'OPTIONS',
+      headers: {
+        'access-control-request-method': 'POST',
+        'access-control-request-headers': 'authorization',
+      },
+    })
+    expect(response.status).toBe(204)
+    expect(response.headers.get('access-control-allow-origin')).toBe('*')
+    expect(response.headers.get('access-control-allow-headers')).toContain('Authorization')
+    expect(response.headers.get('access-control-allow-methods')).toContain('DELETE')
+    expect(response.headers.get('x-request-id')).toBeTruthy()
+  })
+
+  it('with --cors-origin, only the listed origins are allowed', async () => {
+    const { createSandboxServer } = await import('../../node/index.js')
+    const restricted = await createSandboxServer({
+      port: 0,
+      corsOrigin: ['http://allowed.example'],
+    })
+    try {
+      const ok = await fetch(`${restricted.url}/products`, {
+        headers: { origin: 'http://allowed.example' },
+      })
+      expect(ok.headers.get('access-control-allow-origin')).toBe('http://allowed.example')
+      const other = await fetch(`${restricted.url}/products`, {
+        headers: { origin: 'http://other.example' },
+      })
+      expect(other.headers.get('access-control-allow-origin')).toBeNull()
+    } finally {
+      await restricted.close()
+    }
+  })
+})
