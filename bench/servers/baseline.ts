@@ -1,3 +1,4 @@
+import type { ServerResponse } from 'node:http'
 import { createServer } from 'node:http'
 import type { AddressInfo } from 'node:net'
 import { seedData } from '../../dist/index.js'
@@ -11,7 +12,7 @@ const data = seedData(countsFor(Number(process.argv[2])))
 const users = [...data.users]
 const orders = [...data.orders]
 
-function send(res: import('node:http').ServerResponse, status: number, data: unknown) {
+function send(res: ServerResponse, status: number, data: unknown) {
   const body = JSON.stringify({ code: 0, message: 'success', data })
   res.writeHead(status, {
     'content-type': 'application/json; charset=utf-8',

@@ -5,7 +5,7 @@ import { openApiDocument } from '../../index.js'
 import { assertConforms } from '../support/conformance.js'
 import { useInProcessSandbox } from '../support/in-process.js'
 
-// biome-ignore lint/suspicious/noExplicitAny: reading a JSON document
+// eslint-disable-next-line @typescript-eslint/no-explicit-any -- reading a JSON document
 const document = openApiDocument({ baseUrl: '/api' }) as any
 const { call } = useInProcessSandbox()
 

@@ -27,7 +27,10 @@ beforeAll(async () => {
   await mkdir(project)
   // npm test has just built dist/; packing must not rebuild it under the other test files' feet.
   await exec(npm, ['pack', '--ignore-scripts', '--pack-destination', work], { cwd: repo })
-  tarball = join(work, (await readdir(work)).find((name) => name.endsWith('.tgz'))!)
+  tarball = join(
+    work,
+    (await readdir(work)).find((name) => name.endsWith('.tgz'))!,
+  )
   await writeFile(
     join(project, 'package.json'),
     JSON.stringify({ name: 'consumer', private: true, type: 'module' }),

@@ -4,7 +4,7 @@ import { assertConforms } from './conformance.js'
 export interface Reply {
   status: number
   headers: Headers
-  // biome-ignore lint/suspicious/noExplicitAny: tests read arbitrary envelope payloads
+  // eslint-disable-next-line @typescript-eslint/no-explicit-any -- tests read arbitrary envelope payloads
   body: any
   text: string
 }
@@ -48,7 +48,7 @@ export function clientFor(base: string) {
       ...(body === undefined ? {} : { body }),
     })
     const text = await response.text()
-    let parsed: unknown = null
+    let parsed: unknown
     try {
       parsed = text ? JSON.parse(text) : null
     } catch {

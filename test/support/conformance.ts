@@ -3,7 +3,7 @@ import { Ajv2020 } from 'ajv/dist/2020.js'
 import addFormats from 'ajv-formats'
 import { openApiDocument } from '../../index.js'
 
-// biome-ignore lint/suspicious/noExplicitAny: walking a JSON document
+// eslint-disable-next-line @typescript-eslint/no-explicit-any -- walking a JSON document
 type Json = Record<string, any>
 
 const document = openApiDocument() as Json
