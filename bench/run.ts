@@ -1,6 +1,6 @@
 import { mkdir, writeFile } from 'node:fs/promises'
 import { cpus, totalmem } from 'node:os'
-import { createSandbox, seedData } from '../dist/index.js'
+import { createSandbox, seedData } from '../index.js'
 import type { LoadResult } from './harness.js'
 import { buildServers, load, medianMs, startServer, stop, table, warmUp } from './harness.js'
 import { countsFor, scenarios } from './scenarios.js'

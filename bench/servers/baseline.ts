@@ -1,7 +1,7 @@
 import type { ServerResponse } from 'node:http'
 import { createServer } from 'node:http'
 import type { AddressInfo } from 'node:net'
-import { seedData } from '../../dist/index.js'
+import { seedData } from '../../index.js'
 import { countsFor } from '../scenarios.js'
 
 /**

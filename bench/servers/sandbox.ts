@@ -1,8 +1,8 @@
-import { createSandboxServer } from '../../dist/node/index.js'
+import { createSandboxServer } from '../../node/index.js'
 import { countsFor } from '../scenarios.js'
 
 /**
- * The sandbox server as users run it, from the built package. Reports how long it took to
+ * The sandbox server as users run it (bundled to plain JavaScript by the bench, as `npm run build` would compile it). Reports how long it took to
  * seed and start, and its memory (RSS) after start and once settled (after a full GC).
  */
 const [users, transport = 'fast'] = process.argv.slice(2)
