@@ -1,8 +1,8 @@
 import cliProgress from 'cli-progress'
 import type { ProgressReporter } from '../db/progress.js'
 
-/** How long start-up may take before a progress bar appears. */
-const QUIET_MS = 1000
+/** How long start-up may take before a progress bar appears (SHOP_SANDBOX_PROGRESS_AFTER_MS overrides it). */
+const QUIET_MS = Number(process.env.SHOP_SANDBOX_PROGRESS_AFTER_MS ?? 1000)
 
 const labels = {
   generating: 'generating data',

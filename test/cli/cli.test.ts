@@ -118,8 +118,7 @@ describe('shop-sandbox CLI', () => {
       headers: { authorization: 'Bearer sandbox-admin-token' },
     })
     expect((await response.json()).data.total).toBe(12)
-    await new Promise((resolve) => setTimeout(resolve, 50))
-    expect(output()).toMatch(/GET \/users 200 \d+\.\dms/)
+    await expect.poll(output).toMatch(/GET \/users 200 \d+\.\dms/)
     child.kill('SIGTERM')
     const [exitCode] = await once(child, 'exit')
     expect(exitCode).toBe(0)
@@ -155,9 +154,11 @@ describe('a slow start on a terminal', () => {
     'shows a progress bar while a big data set is generated',
     async () => {
       // `script` gives the CLI a pseudo-terminal, as a person starting it would have.
-      const command = `${process.execPath} ${bin} --port 0 --users 120000 --orders 240000 --quiet`
+      // The bar waits a second before it appears; 0 here, so the test does not depend on machine speed.
+      const command = `${process.execPath} ${bin} --port 0 --users 60000 --orders 120000 --quiet`
       const child = spawn('script', ['-qec', command, '/dev/null'], {
         stdio: ['ignore', 'pipe', 'pipe'],
+        env: { ...process.env, SHOP_SANDBOX_PROGRESS_AFTER_MS: '0' },
       })
       children.push(child)
       let output = ''

@@ -107,13 +107,14 @@ describe('latency', () => {
   )
 
   it('a global delay applies to every API request; the header overrides it', async () => {
-    sandbox.configure({ delay: 80 })
+    sandbox.configure({ delay: 600 })
     let started = performance.now()
     await call('GET', '/users/1')
-    expect(performance.now() - started).toBeGreaterThanOrEqual(75)
+    expect(performance.now() - started).toBeGreaterThanOrEqual(590)
     started = performance.now()
     await call('GET', '/users/1', { headers: { 'x-sandbox-delay': '0' } })
-    expect(performance.now() - started).toBeLessThan(75)
+    // Well under the global delay, with room for a busy machine.
+    expect(performance.now() - started).toBeLessThan(300)
   })
 
   it('a range delay draws each delay within it', async () => {

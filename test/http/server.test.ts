@@ -131,8 +131,9 @@ describe.each(['fast', 'msw'] as const)('over real HTTP (%s transport)', (transp
 
   it('writes one log line per request: method, path, status, ms', async () => {
     await call('GET', '/users/3?fields=id')
-    await new Promise((resolve) => setTimeout(resolve, 20))
-    expect(logLines.some((line) => /^GET \/users\/3 200 \d+\.\dms$/.test(line))).toBe(true)
+    await expect
+      .poll(() => logLines.some((line) => /^GET \/users\/3 200 \d+\.\dms$/.test(line)))
+      .toBe(true)
   })
 })
 

@@ -41,7 +41,8 @@ async function stillServing(): Promise<void> {
   const started = performance.now()
   const response = await fetch(`${server.url}/users/1`, { headers: auth })
   expect(response.status).toBe(200)
-  expect(performance.now() - started).toBeLessThan(500)
+  // A server held by the slow clients would answer only after their 1-1.5 s timeouts.
+  expect(performance.now() - started).toBeLessThan(900)
 }
 
 describe('connection faults: the server keeps serving', () => {
