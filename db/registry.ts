@@ -26,3 +26,21 @@ export function documented<T extends z.ZodType>(schema: T, docs: SchemaDocs): T 
   schemaRegistry.add(copy, docs)
   return copy
 }
+
+/**
+ * The fields of an object schema (and of objects in its arrays) documented as read-only: what
+ * a body may carry but no client may write. Derived, so the schema stays the only place.
+ *
+ * @example
+ * readOnlyFields(userSchema) // ['id', 'createdAt', 'updatedAt']
+ */
+export function readOnlyFields(schema: z.ZodObject): string[] {
+  const fields: string[] = []
+  for (const [key, field] of Object.entries(schema.shape as Record<string, z.ZodType>)) {
+    if (schemaRegistry.get(field)?.readOnly) fields.push(key)
+    if (field instanceof z.ZodArray && field.element instanceof z.ZodObject) {
+      fields.push(...readOnlyFields(field.element))
+    }
+  }
+  return [...new Set(fields)]
+}

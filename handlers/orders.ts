@@ -1,3 +1,4 @@
+import { readOnlyFields } from '../db/registry.js'
 import type { Order } from '../db/order-schema.js'
 import {
   nestedOrderCreateSchema,
@@ -18,7 +19,8 @@ import type { Route } from './router.js'
 import { pathUser } from './users.js'
 
 const fields = orderSchema.keyof().options
-const readOnly = ['id', 'userId', 'total', 'createdAt', 'updatedAt', 'productName', 'unitPrice']
+// The owner is written once, at creation; after that it is read-only too.
+const readOnly = [...readOnlyFields(orderSchema), 'userId']
 
 export const orderListSpec: ListSpec<Order> = {
   fields,

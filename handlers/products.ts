@@ -1,3 +1,4 @@
+import { readOnlyFields } from '../db/registry.js'
 import type { Product } from '../db/product-schema.js'
 import {
   productCreateSchema,
@@ -17,7 +18,7 @@ import { created, deleted, notFound } from './responses.js'
 import type { Route } from './router.js'
 
 const fields = productSchema.keyof().options
-const readOnly = ['id', 'createdAt', 'updatedAt']
+const readOnly = readOnlyFields(productSchema)
 
 export const productListSpec: ListSpec<Product> = {
   fields,

@@ -1,3 +1,4 @@
+import { readOnlyFields } from '../db/registry.js'
 import { foldCase } from '../db/store.js'
 import type { User } from '../db/user-schema.js'
 import {
@@ -18,7 +19,7 @@ import { created, deleted, notFound } from './responses.js'
 import type { Route } from './router.js'
 
 const fields = userSchema.keyof().options
-const readOnly = ['id', 'createdAt', 'updatedAt']
+const readOnly = readOnlyFields(userSchema)
 
 export const userListSpec: ListSpec<User> = {
   fields,

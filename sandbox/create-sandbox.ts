@@ -105,8 +105,11 @@ export function createSandbox(options: SandboxOptions = {}): Sandbox {
       registry.clear()
     },
     snapshot() {
+      // Frozen, so what restore() trusts without validation is exactly what it handed out.
       const snapshot = main.store.snapshot()
-      issued.add(snapshot)
+      for (const list of [snapshot.users, snapshot.products, snapshot.orders]) Object.freeze(list)
+      Object.freeze(snapshot.nextIds)
+      issued.add(Object.freeze(snapshot))
       return snapshot
     },
     restore(snapshot) {

@@ -184,3 +184,22 @@ describe('control API: the rest', () => {
     expect((await response.json()).code).toBe(40400)
   })
 })
+
+describe('snapshot and restore', () => {
+  it('a snapshot is frozen, so restore can trust it', () => {
+    const local = createSandbox({ users: 5, products: 2, orders: 3 })
+    const snapshot = local.snapshot()
+    expect(() => (snapshot.users as unknown[]).push({ id: 99 })).toThrow()
+    local.db.users.delete(3)
+    local.restore(snapshot)
+    expect(local.db.users.size).toBe(5)
+  })
+
+  it('a document from elsewhere is validated before it replaces anything', () => {
+    const local = createSandbox({ users: 5, products: 2, orders: 3 })
+    const document = structuredClone(local.db.toJSON())
+    document.orders[0]!.userId = 999
+    expect(() => local.restore(document)).toThrow('orders[0].userId: user 999 does not exist')
+    expect(local.db.orders.size).toBe(3)
+  })
+})

@@ -109,3 +109,19 @@ describe('SortedIndex', () => {
     expect(index.size).toBe(live.size)
   })
 })
+
+describe('read-only fields', () => {
+  it('are derived from the schemas, nested items included', async () => {
+    const { readOnlyFields } = await import('../../db/registry.js')
+    const { orderSchema, userSchema } = await import('../../index.js')
+    expect(readOnlyFields(userSchema)).toEqual(['id', 'createdAt', 'updatedAt'])
+    expect(readOnlyFields(orderSchema)).toEqual([
+      'id',
+      'productName',
+      'unitPrice',
+      'total',
+      'createdAt',
+      'updatedAt',
+    ])
+  })
+})

@@ -76,16 +76,21 @@ function fingerprint(sandbox: Sandbox): unknown[] {
   ]
 }
 
+/** A small sandbox where anything unexpected fails the property instead of being answered 500. */
+function smallSandbox(): Sandbox {
+  return createSandbox({
+    users: 6,
+    products: 5,
+    orders: 6,
+    onUnexpectedError: (error) => {
+      throw error
+    },
+  })
+}
+
 describe('hostile input (property-based, in-process)', () => {
   it('every response is a well-formed envelope with a contract status and code, never a 500', async () => {
-    const sandbox = createSandbox({
-      users: 6,
-      products: 5,
-      orders: 6,
-      onUnexpectedError: (error) => {
-        throw error
-      },
-    })
+    const sandbox = smallSandbox()
     await fc.assert(
       fc.asyncProperty(request, async (generated) => {
         const response = await sandbox.handle(toApiRequest(generated))
@@ -101,7 +106,7 @@ describe('hostile input (property-based, in-process)', () => {
   })
 
   it('GET, HEAD and OPTIONS never change the data', async () => {
-    const sandbox = createSandbox({ users: 6, products: 5, orders: 6 })
+    const sandbox = smallSandbox()
     const reads = request.map((generated) => ({
       ...generated,
       method: (['GET', 'HEAD', 'OPTIONS'] as const)[generated.path.length % 3]!,
@@ -119,14 +124,7 @@ describe('hostile input (property-based, in-process)', () => {
   it('after any sequence of requests the data validates, references hold, stock ≥ 0, prototypes untouched', async () => {
     await fc.assert(
       fc.asyncProperty(fc.array(request, { minLength: 1, maxLength: 40 }), async (sequence) => {
-        const sandbox = createSandbox({
-          users: 6,
-          products: 5,
-          orders: 6,
-          onUnexpectedError: (error) => {
-            throw error
-          },
-        })
+        const sandbox = smallSandbox()
         for (const generated of sequence) {
           const response = await sandbox.handle(toApiRequest(generated))
           assertWellFormed(generated, response, `${generated.method} ${generated.path}`)
