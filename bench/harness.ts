@@ -64,6 +64,27 @@ export function stop(child: ChildProcess): Promise<void> {
   })
 }
 
+/** CPU time (user + system, µs) a server child has used so far. */
+export function cpuOf(child: ChildProcess): Promise<number> {
+  return new Promise((resolve) => {
+    child.once('message', (message) => resolve((message as { cpuMicros: number }).cpuMicros))
+    child.send('cpu')
+  })
+}
+
+/** Runs a load and also returns the server's CPU time per answered request (µs). */
+export async function loadWithCpu(
+  server: { child: ChildProcess; info: { url: string } },
+  scenario: Scenario,
+  seconds: number,
+  connections: number,
+): Promise<LoadResult & { cpuPerRequest: number }> {
+  const before = await cpuOf(server.child)
+  const result = await load(server.info.url, scenario, seconds, connections)
+  const after = await cpuOf(server.child)
+  return { ...result, cpuPerRequest: (after - before) / Math.max(1, result.rps * seconds) }
+}
+
 /** A short unrecorded run, so every server is measured with its code already optimized. */
 export async function warmUp(url: string, scenarios: readonly Scenario[]): Promise<void> {
   for (const scenario of scenarios) await load(url, scenario, 1, 10)

@@ -2,6 +2,7 @@ import type { SandboxInstance } from '../sandbox/instance.js'
 import { drawDelay } from '../sandbox/runtime-config.js'
 import { ApiError } from './api-error.js'
 import { authenticate } from './auth.js'
+import { codes } from './codes.js'
 import { readJsonBody } from './body.js'
 import { dropped, failure, noContent } from './envelope.js'
 import type { ApiRequest, ApiResponse } from './exchange.js'
@@ -114,10 +115,7 @@ async function runApi(
     if (roll < config.dropRate) return dropped()
     if (roll < config.dropRate + config.errorRate) {
       const name = instance.faultRandom() < 0.5 ? 'internalError' : 'serviceUnavailable'
-      throw ApiError.of(
-        name,
-        `${name === 'internalError' ? 'internal server error' : 'service unavailable'} (injected fault)`,
-      )
+      throw ApiError.of(name, `${codes[name].message} (injected fault)`)
     }
   }
   const match = apiRouter.match(path)

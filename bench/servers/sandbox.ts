@@ -27,6 +27,11 @@ console.log(
 
 /** Memory after a full GC (GC is exposed in the bench), so growth means memory still held. */
 process.on('message', (message) => {
+  if (message === 'cpu') {
+    const { user, system } = process.cpuUsage()
+    process.send?.({ cpuMicros: user + system })
+    return
+  }
   if (message !== 'rss') return
   ;(globalThis as { gc?: () => void }).gc?.()
   const { rss, heapUsed } = process.memoryUsage()
