@@ -1,4 +1,5 @@
 import { z } from 'zod'
+import { toCents } from './money.js'
 import { documented } from './registry.js'
 
 /** A record id: a positive safe integer, assigned by the sandbox (CONTRACT B1). */
@@ -12,16 +13,22 @@ export const activitySchema = z.enum(['active', 'inactive'])
 
 /** Whether an amount has at most two decimals (tolerating float noise such as 0.1 + 0.2). */
 function wholeCents(amount: number): boolean {
-  return Math.abs(Math.round(amount * 100) - amount * 100) < 1e-6
+  return Math.abs(toCents(amount) - amount * 100) < 1e-6
 }
 
 /**
- * A price in the shop's currency: 0 to 1,000,000 with at most two decimals. The decimals
- * rule is a refinement, not JSON Schema's `multipleOf: 0.01`: common validators (Ajv) compute
+ * A price in the shop's currency: 0 to 1,000,000 with at most two decimals, kept in whole
+ * cents whatever float noise the client sent (0.1 + 0.2 is stored as 0.3). The decimals rule
+ * is a refinement, not JSON Schema's `multipleOf: 0.01`: common validators (Ajv) compute
  * 19.99 / 0.01 in floating point and would reject valid prices.
  */
 export const priceSchema = documented(
-  z.number().min(0).max(1_000_000).refine(wholeCents, 'must have at most 2 decimals'),
+  z
+    .number()
+    .min(0)
+    .max(1_000_000)
+    .refine(wholeCents, 'must have at most 2 decimals')
+    .overwrite((amount) => toCents(amount) / 100),
   { description: 'At most 2 decimals.' },
 )
 

@@ -37,6 +37,7 @@ export interface ListQuery<T> {
 }
 
 export const PAGE_SIZE_DEFAULT = 20
+export const KEYWORD_MAX_LENGTH = 100
 export const PAGE_SIZE_MAX = 100
 const listParameters = ['page', 'pageSize', 'status', 'sort', 'order', 'fields', 'keyword']
 
@@ -55,8 +56,10 @@ export function parseListQuery<T extends { id: number }>(
   const order = single(params, 'order')
   const keyword = single(params, 'keyword')
   const fields = parseFields(params, spec.fields)
-  if (keyword !== undefined && (keyword.length < 1 || keyword.length > 100)) {
-    throw invalidParameter(`keyword must be 1 to 100 characters, got ${keyword.length}`)
+  if (keyword !== undefined && (keyword.length < 1 || keyword.length > KEYWORD_MAX_LENGTH)) {
+    throw invalidParameter(
+      `keyword must be 1 to ${KEYWORD_MAX_LENGTH} characters, got ${keyword.length}`,
+    )
   }
   const idFilters: Array<[Field<T>, number]> = []
   for (const name of extra) {

@@ -52,12 +52,15 @@ export interface OperationDocs {
   body?: z.ZodType
   /** The query parameters: a list query, only `fields`, or none. */
   query?: 'list' | 'fields'
-  /** Extra list-query filters (e.g. `userId`). */
-  idFilters?: readonly string[]
   /** Business errors the operation itself can raise (the pipeline's own are added). */
   errors: readonly CodeName[]
-  /** Sort fields, status values and fields for list and fields queries. */
-  listSpec?: { fields: readonly string[]; sortable: readonly string[]; statuses: readonly string[] }
+  /** The resource's list spec: fields, sort fields, status values and extra id filters. */
+  listSpec?: {
+    fields: readonly string[]
+    sortable: readonly string[]
+    statuses: readonly string[]
+    idFilters?: Readonly<Record<string, string>>
+  }
 }
 
 export interface Operation {

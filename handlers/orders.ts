@@ -14,7 +14,7 @@ import { parseListQuery, parseRecordQuery, runListQuery, selectFields } from './
 import type { Operation, OperationContext } from './operation.js'
 import { ownUser } from './operation.js'
 import { changeOrder, placeOrder, removeOrder } from './order-rules.js'
-import { created, deleted, notFound } from './responses.js'
+import { created, deleted, notFound, pathRecord } from './responses.js'
 import type { Route } from './router.js'
 import { pathUser } from './users.js'
 
@@ -31,14 +31,10 @@ export const orderListSpec: ListSpec<Order> = {
 }
 
 const nestedListSpec: ListSpec<Order> = { ...orderListSpec, idFilters: {} }
-const docsSpec = { fields, sortable: orderListSpec.sortable, statuses: orderListSpec.statuses }
 const rules = (context: OperationContext) => ({ strict: context.strict, readOnly })
 
 function pathOrder(context: OperationContext): Order {
-  const id = context.ids.order_id!
-  const order = context.instance.store.orders.get(id)
-  if (!order) throw notFound('order', id)
-  return order
+  return pathRecord(context, context.instance.store.orders, 'order')
 }
 
 const listOrders: Operation = {
@@ -48,8 +44,7 @@ const listOrders: Operation = {
     tags: ['orders'],
     success: { status: 200, data: orderSchema, list: true },
     query: 'list',
-    idFilters: ['userId'],
-    listSpec: docsSpec,
+    listSpec: orderListSpec,
     errors: [],
   },
   run(context) {
@@ -85,7 +80,7 @@ const getOrder: Operation = {
     tags: ['orders'],
     success: { status: 200, data: orderSchema },
     query: 'fields',
-    listSpec: docsSpec,
+    listSpec: orderListSpec,
     errors: ['notFound'],
   },
   run(context) {
@@ -162,7 +157,7 @@ const listUserOrders: Operation = {
     tags: ['orders'],
     success: { status: 200, data: orderSchema, list: true },
     query: 'list',
-    listSpec: docsSpec,
+    listSpec: nestedListSpec,
     errors: ['notFound'],
   },
   run(context) {
@@ -203,7 +198,7 @@ const getUserOrder: Operation = {
     tags: ['orders'],
     success: { status: 200, data: orderSchema },
     query: 'fields',
-    listSpec: docsSpec,
+    listSpec: orderListSpec,
     errors: ['notFound'],
   },
   run(context) {

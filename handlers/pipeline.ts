@@ -8,7 +8,7 @@ import { dropped, failure, noContent } from './envelope.js'
 import type { ApiRequest, ApiResponse } from './exchange.js'
 import type { Operation, OperationContext, Principal } from './operation.js'
 import { forcedError, parsePrefer } from './preferences.js'
-import { clip, invalidParameter, rejectUnknown } from './query-params.js'
+import { clip, integerParameter, invalidParameter, rejectUnknown } from './query-params.js'
 import { allowHeader, operationFor } from './router.js'
 import { apiRouter } from './routes.js'
 
@@ -191,12 +191,7 @@ function sandboxId(request: ApiRequest): string | null {
 function delayHeader(request: ApiRequest): number | undefined {
   const raw = request.header('x-sandbox-delay')
   if (raw === null) return undefined
-  const value = /^\d{1,5}$/.test(raw.trim()) ? Number(raw.trim()) : Number.NaN
-  if (!(value <= 60_000))
-    throw invalidParameter(
-      `X-Sandbox-Delay must be an integer from 0 to 60000 (ms), got '${clip(raw)}'`,
-    )
-  return value
+  return integerParameter('X-Sandbox-Delay', raw.trim(), 0, 60_000)
 }
 
 function noRoute(request: ApiRequest): ApiError {

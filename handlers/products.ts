@@ -14,7 +14,7 @@ import { parseListQuery, parseRecordQuery, runListQuery, selectFields } from './
 import type { Operation, OperationContext } from './operation.js'
 import { anyone } from './operation.js'
 import { removeOrder } from './order-rules.js'
-import { created, deleted, notFound } from './responses.js'
+import { created, deleted, pathRecord } from './responses.js'
 import type { Route } from './router.js'
 
 const fields = productSchema.keyof().options
@@ -27,13 +27,8 @@ export const productListSpec: ListSpec<Product> = {
   keywordText: (product) => `${product.name}\u0000${product.sku}`,
 }
 
-const docsSpec = { fields, sortable: productListSpec.sortable, statuses: productListSpec.statuses }
-
 function pathProduct(context: OperationContext): Product {
-  const id = context.ids.product_id!
-  const product = context.instance.store.products.get(id)
-  if (!product) throw notFound('product', id)
-  return product
+  return pathRecord(context, context.instance.store.products, 'product')
 }
 
 function assertUniqueSku(context: OperationContext, sku: string, selfId?: number): void {
@@ -41,18 +36,11 @@ function assertUniqueSku(context: OperationContext, sku: string, selfId?: number
   if (holder && holder.id !== selfId) throw ApiError.of('skuTaken', `SKU already exists: '${sku}'`)
 }
 
-/** Prices are kept in whole cents, whatever float noise the client sent (0.1 + 0.2 → 0.3). */
-function inCents<T extends { price?: number | undefined }>(input: T): T {
-  return input.price === undefined
-    ? input
-    : { ...input, price: Math.round(input.price * 100) / 100 }
-}
-
 async function update(context: OperationContext, replace: boolean) {
   const body = await context.readJson()
   const product = pathProduct(context)
   const schema = replace ? productReplaceSchema : productPatchSchema
-  const changes = inCents(validateBody(schema, body, { strict: context.strict, readOnly }))
+  const changes = validateBody(schema, body, { strict: context.strict, readOnly })
   const next: Product = { ...product, ...changes, updatedAt: context.now() }
   assertUniqueSku(context, next.sku, product.id)
   return success(context.instance.store.products.replace(next))
@@ -66,7 +54,7 @@ const listProducts: Operation = {
     tags: ['products'],
     success: { status: 200, data: productSchema, list: true },
     query: 'list',
-    listSpec: docsSpec,
+    listSpec: productListSpec,
     errors: [],
   },
   run(context) {
@@ -86,9 +74,7 @@ const createProduct: Operation = {
   },
   async run(context) {
     const body = await context.readJson()
-    const input = inCents(
-      validateBody(productCreateSchema, body, { strict: context.strict, readOnly }),
-    )
+    const input = validateBody(productCreateSchema, body, { strict: context.strict, readOnly })
     assertUniqueSku(context, input.sku)
     const now = context.now()
     const product = context.instance.store.products.insert({
@@ -108,7 +94,7 @@ const getProduct: Operation = {
     tags: ['products'],
     success: { status: 200, data: productSchema },
     query: 'fields',
-    listSpec: docsSpec,
+    listSpec: productListSpec,
     errors: ['notFound'],
   },
   run(context) {

@@ -8,6 +8,18 @@ export function notFound(resource: string, id: number): ApiError {
   return ApiError.of('notFound', `${resource} ${id} not found`)
 }
 
+/** The record a path id names (`user_id` → user), or 404 saying which one is missing. */
+export function pathRecord<T>(
+  context: OperationContext,
+  table: { get(id: number): T | undefined },
+  resource: 'user' | 'product' | 'order',
+): T {
+  const id = context.ids[`${resource}_id`]!
+  const record = table.get(id)
+  if (!record) throw notFound(resource, id)
+  return record
+}
+
 /** 201 with the new record and a `Location` header pointing at it. */
 export function created(context: OperationContext, path: string, record: unknown): ApiResponse {
   return success(record, 201, { location: `${context.basePath}${path}` })

@@ -15,7 +15,7 @@ import { parseListQuery, parseRecordQuery, runListQuery, selectFields } from './
 import type { Operation, OperationContext } from './operation.js'
 import { ownUser } from './operation.js'
 import { removeOrder } from './order-rules.js'
-import { created, deleted, notFound } from './responses.js'
+import { created, deleted, pathRecord } from './responses.js'
 import type { Route } from './router.js'
 
 const fields = userSchema.keyof().options
@@ -28,14 +28,9 @@ export const userListSpec: ListSpec<User> = {
   keywordText: (user) => `${user.name}\u0000${user.email}`,
 }
 
-const docsSpec = { fields, sortable: userListSpec.sortable, statuses: userListSpec.statuses }
-
 /** The user in the path, or 404. */
 export function pathUser(context: OperationContext): User {
-  const id = context.ids.user_id!
-  const user = context.instance.store.users.get(id)
-  if (!user) throw notFound('user', id)
-  return user
+  return pathRecord(context, context.instance.store.users, 'user')
 }
 
 /** 409 when another user already holds the name (40001) or the e-mail (40002). */
@@ -91,7 +86,7 @@ const listUsers: Operation = {
     tags: ['users'],
     success: { status: 200, data: userSchema, list: true },
     query: 'list',
-    listSpec: docsSpec,
+    listSpec: userListSpec,
     errors: [],
   },
   run(context) {
@@ -129,7 +124,7 @@ const getUser: Operation = {
     tags: ['users'],
     success: { status: 200, data: userSchema },
     query: 'fields',
-    listSpec: docsSpec,
+    listSpec: userListSpec,
     errors: ['notFound'],
   },
   run(context) {

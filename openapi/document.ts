@@ -120,8 +120,7 @@ function pathItem(route: Route<{ docs: Docs }>, control: boolean) {
 
 function operationObject(docs: Docs, pathParameters: object[], control: boolean, auth: boolean) {
   const parameters = [...pathParameters]
-  if (docs.query === 'list' && docs.listSpec)
-    parameters.push(...listParameters(docs.listSpec, docs.idFilters))
+  if (docs.query === 'list' && docs.listSpec) parameters.push(...listParameters(docs.listSpec))
   if (docs.query === 'fields' && docs.listSpec) parameters.push(fieldsParameter(docs.listSpec))
   if (!control) parameters.push(...headerRefs)
   return {

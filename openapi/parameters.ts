@@ -1,6 +1,6 @@
 import type { CodeName } from '../handlers/codes.js'
 import { codes } from '../handlers/codes.js'
-import { PAGE_SIZE_DEFAULT, PAGE_SIZE_MAX } from '../handlers/list-query.js'
+import { KEYWORD_MAX_LENGTH, PAGE_SIZE_DEFAULT, PAGE_SIZE_MAX } from '../handlers/list-query.js'
 import type { OperationDocs } from '../handlers/operation.js'
 import { schemaRef } from './components.js'
 
@@ -58,7 +58,7 @@ export function fieldsParameter(spec: ListSpec) {
 }
 
 /** The collection query parameters of CONTRACT B3 for one resource. */
-export function listParameters(spec: ListSpec, idFilters: readonly string[] = []) {
+export function listParameters(spec: ListSpec) {
   return [
     { name: 'page', in: 'query', schema: { type: 'integer', minimum: 1, default: 1 } },
     {
@@ -83,9 +83,9 @@ export function listParameters(spec: ListSpec, idFilters: readonly string[] = []
       name: 'keyword',
       in: 'query',
       description: 'Case-insensitive substring search.',
-      schema: { type: 'string', minLength: 1, maxLength: 100 },
+      schema: { type: 'string', minLength: 1, maxLength: KEYWORD_MAX_LENGTH },
     },
-    ...idFilters.map((name) => ({
+    ...Object.keys(spec.idFilters ?? {}).map((name) => ({
       name,
       in: 'query',
       description: 'Only records of this owner.',
