@@ -9,8 +9,7 @@ import { readJsonBody, validateBody } from './body.js'
 import type { ListPayload } from './envelope.js'
 import { noContent, success } from './envelope.js'
 import type { ApiRequest, ApiResponse } from './exchange.js'
-import { PAGE_SIZE_DEFAULT, PAGE_SIZE_MAX } from './list-query.js'
-import { integerParameter, single } from './query-params.js'
+import { parsePaging } from './list-query.js'
 import { operationFor, Router } from './router.js'
 
 /** Data documents may be larger than API bodies (1 MiB): they hold the whole data set. */
@@ -29,6 +28,8 @@ export interface ControlOperation {
     description?: string
     success: { status: number; data: z.ZodType | null; list?: boolean }
     body?: z.ZodType
+    /** `paging`: takes `page` and `pageSize`. */
+    query?: 'paging'
   }
   run(context: ControlContext): ApiResponse | Promise<ApiResponse>
 }
@@ -143,19 +144,10 @@ export const controlRouter = new Router<ControlOperation>([
           description:
             'The last 1,000 API requests of this sandbox; `page` and `pageSize` as for collections.',
           success: { status: 200, data: journalEntrySchema, list: true },
+          query: 'paging',
         },
         run({ instance, request }) {
-          const params = request.url.searchParams
-          const rawPage = single(params, 'page')
-          const rawSize = single(params, 'pageSize')
-          const page =
-            rawPage === undefined
-              ? 1
-              : integerParameter('page', rawPage, 1, Number.MAX_SAFE_INTEGER)
-          const pageSize =
-            rawSize === undefined
-              ? PAGE_SIZE_DEFAULT
-              : integerParameter('pageSize', rawSize, 1, PAGE_SIZE_MAX)
+          const { page, pageSize } = parsePaging(request.url.searchParams)
           const start = (page - 1) * pageSize
           const payload: ListPayload<unknown> = {
             list: instance.journal.entries(start, start + pageSize),

@@ -49,8 +49,6 @@ export function parseListQuery<T extends { id: number }>(
 ): ListQuery<T> {
   const extra = Object.keys(spec.idFilters ?? {})
   if (strict) rejectUnknown(params, [...listParameters, ...extra])
-  const page = single(params, 'page')
-  const pageSize = single(params, 'pageSize')
   const status = single(params, 'status')
   const sort = single(params, 'sort')
   const order = single(params, 'order')
@@ -72,17 +70,26 @@ export function parseListQuery<T extends { id: number }>(
     }
   }
   return {
-    page: page === undefined ? 1 : integerParameter('page', page, 1, Number.MAX_SAFE_INTEGER),
-    pageSize:
-      pageSize === undefined
-        ? PAGE_SIZE_DEFAULT
-        : integerParameter('pageSize', pageSize, 1, PAGE_SIZE_MAX),
+    ...parsePaging(params),
     ...(status === undefined ? {} : { status: enumParameter('status', status, spec.statuses) }),
     sort: sort === undefined ? ('id' as Field<T>) : enumParameter('sort', sort, spec.sortable),
     order: order === undefined ? 'asc' : enumParameter('order', order, ['asc', 'desc'] as const),
     ...(fields ? { fields } : {}),
     ...(keyword === undefined ? {} : { keyword: keyword.toLowerCase() }),
     idFilters,
+  }
+}
+
+/** `page` (≥ 1, default 1) and `pageSize` (1–100, default 20) of CONTRACT B3. */
+export function parsePaging(params: URLSearchParams): { page: number; pageSize: number } {
+  const page = single(params, 'page')
+  const pageSize = single(params, 'pageSize')
+  return {
+    page: page === undefined ? 1 : integerParameter('page', page, 1, Number.MAX_SAFE_INTEGER),
+    pageSize:
+      pageSize === undefined
+        ? PAGE_SIZE_DEFAULT
+        : integerParameter('pageSize', pageSize, 1, PAGE_SIZE_MAX),
   }
 }
 

@@ -13,6 +13,7 @@ import {
   fieldsParameter,
   headerParameters,
   listParameters,
+  pagingParameters,
   responseHeaders,
 } from './parameters.js'
 
@@ -21,7 +22,8 @@ export interface OpenApiOptions {
   baseUrl?: string
 }
 
-type Docs = Operation['docs'] | (ControlOperation['docs'] & Partial<Operation['docs']>)
+type Docs =
+  Operation['docs'] | (ControlOperation['docs'] & Partial<Omit<Operation['docs'], 'query'>>)
 
 const cache = new Map<string, JsonSchema>()
 
@@ -122,6 +124,7 @@ function operationObject(docs: Docs, pathParameters: object[], control: boolean,
   const parameters = [...pathParameters]
   if (docs.query === 'list' && docs.listSpec) parameters.push(...listParameters(docs.listSpec))
   if (docs.query === 'fields' && docs.listSpec) parameters.push(fieldsParameter(docs.listSpec))
+  if (docs.query === 'paging') parameters.push(...pagingParameters)
   if (!control) parameters.push(...headerRefs)
   return {
     operationId: docs.operationId,

@@ -57,15 +57,20 @@ export function fieldsParameter(spec: ListSpec) {
   }
 }
 
+/** `page` and `pageSize` (CONTRACT B3), also taken by the request journal. */
+export const pagingParameters = [
+  { name: 'page', in: 'query', schema: { type: 'integer', minimum: 1, default: 1 } },
+  {
+    name: 'pageSize',
+    in: 'query',
+    schema: { type: 'integer', minimum: 1, maximum: PAGE_SIZE_MAX, default: PAGE_SIZE_DEFAULT },
+  },
+]
+
 /** The collection query parameters of CONTRACT B3 for one resource. */
 export function listParameters(spec: ListSpec) {
   return [
-    { name: 'page', in: 'query', schema: { type: 'integer', minimum: 1, default: 1 } },
-    {
-      name: 'pageSize',
-      in: 'query',
-      schema: { type: 'integer', minimum: 1, maximum: PAGE_SIZE_MAX, default: PAGE_SIZE_DEFAULT },
-    },
+    ...pagingParameters,
     { name: 'status', in: 'query', schema: { type: 'string', enum: [...spec.statuses] } },
     {
       name: 'sort',
