@@ -194,9 +194,7 @@ export const controlRouter = new Router<ControlOperation>([
             strict: true,
             readOnly: [],
           })
-          instance.config = { ...instance.config, ...changes }
-          if (changes.errorRate !== undefined || changes.dropRate !== undefined) instance.reseed()
-          return success(instance.config)
+          return success(instance.configure(changes))
         },
       },
     },

@@ -130,9 +130,7 @@ export function createSandbox(options: SandboxOptions = {}): Sandbox {
           `Invalid settings: ${parsed.error.issues.map((issue) => describeIssue(issue, 'settings')).join('; ')}`,
         )
       }
-      main.config = { ...main.config, ...parsed.data }
-      if (parsed.data.errorRate !== undefined || parsed.data.dropRate !== undefined) main.reseed()
-      return { ...main.config }
+      return { ...main.configure(parsed.data) }
     },
     requests: () => main.journal.entries(),
     instance: (name = null) => registry.get(name),

@@ -4,6 +4,7 @@ import { Store } from '../db/store.js'
 import { Journal } from './journal.js'
 import { createPrng, hashString } from './prng.js'
 import type { RuntimeConfig } from './runtime-config.js'
+import { withSettings } from './runtime-config.js'
 import { Sessions } from './sessions.js'
 
 export interface InstanceOptions {
@@ -59,6 +60,13 @@ export class SandboxInstance {
     this.resetData()
     this.journal.clear()
     this.config = { ...this.#options.config }
+  }
+
+  /** Changes runtime settings (already validated); new rates restart the fault stream. */
+  configure(changes: Parameters<typeof withSettings>[1]): RuntimeConfig {
+    this.config = withSettings(this.config, changes)
+    if (changes.errorRate !== undefined || changes.dropRate !== undefined) this.reseed()
+    return this.config
   }
 
   /** Restarts the fault and delay streams, so the same requests meet the same faults. */

@@ -4,7 +4,7 @@ import type { ProgressReporter } from '../db/progress.js'
 import type { SeedOptions } from '../db/seed.js'
 import { resolveSeedOptions } from '../db/seed.js'
 import type { Delay, RuntimeConfig } from './runtime-config.js'
-import { delaySchema } from './runtime-config.js'
+import { defaultRuntimeConfig, runtimeConfigPatchSchema, withSettings } from './runtime-config.js'
 
 /** Options of {@link createSandbox}; every one is also a CLI flag of `shop-sandbox serve`. */
 export interface SandboxOptions extends SeedOptions {
@@ -48,16 +48,10 @@ export interface ResolvedOptions extends Required<SeedOptions> {
   onUnexpectedError: (error: unknown) => void
 }
 
-const rate = z.number().min(0).max(1)
-
-const optionsSchema = z.object({
+/** The runtime settings (validated as `PATCH /__sandbox/config` does) and the fixed options. */
+const optionsSchema = runtimeConfigPatchSchema.extend({
   baseUrl: z.string().max(2000).optional(),
-  auth: z.boolean().default(true),
   tokenTtl: z.int().min(1).max(31_536_000).default(3600),
-  strict: z.boolean().default(false),
-  delay: delaySchema.default(0),
-  errorRate: rate.default(0),
-  dropRate: rate.default(0),
   control: z.boolean().default(true),
   maxSandboxes: z.int().min(1).max(100_000).default(1000),
 })
@@ -70,21 +64,15 @@ export function resolveOptions(options: SandboxOptions = {}): ResolvedOptions {
       `Invalid sandbox options: ${parsed.error.issues.map((issue) => describeIssue(issue, 'options')).join('; ')}`,
     )
   }
-  const value = parsed.data
+  const { baseUrl, tokenTtl, control, maxSandboxes, ...settings } = parsed.data
   const { clock } = options
   return {
     ...resolveSeedOptions(options),
-    ...parseBaseUrl(value.baseUrl ?? ''),
-    tokenTtl: value.tokenTtl,
-    control: value.control,
-    maxSandboxes: value.maxSandboxes,
-    config: {
-      delay: value.delay,
-      errorRate: value.errorRate,
-      dropRate: value.dropRate,
-      strict: value.strict,
-      auth: value.auth,
-    },
+    ...parseBaseUrl(baseUrl ?? ''),
+    tokenTtl,
+    control,
+    maxSandboxes,
+    config: withSettings(defaultRuntimeConfig, settings),
     now: clock ? () => Number(clock()) : Date.now,
     onUnexpectedError:
       options.onUnexpectedError ??

@@ -24,13 +24,14 @@ export const delaySchema = documented(z.union([delayMs, delayRange, delayText]),
   description: 'Milliseconds (0-60000), or a range { min, max } (also written "100-300").',
 })
 
-const rate = z.number().min(0).max(1)
+/** A share of requests, 0 to 1. */
+export const rateSchema = z.number().min(0).max(1)
 
 const settings = {
-  errorRate: documented(rate, {
+  errorRate: documented(rateSchema, {
     description: 'Share of API requests answered 500 or 503 (0 to 1).',
   }),
-  dropRate: documented(rate, {
+  dropRate: documented(rateSchema, {
     description: 'Share of API requests whose connection is dropped (0 to 1).',
   }),
   strict: documented(z.boolean(), {
@@ -60,17 +61,32 @@ export const runtimeConfigPatchSchema = documented(
   },
 )
 
-export type Delay = number | { min: number; max: number }
+export type Delay = z.output<typeof delayValue>
 
-export interface RuntimeConfig {
-  delay: Delay
-  errorRate: number
-  dropRate: number
-  strict: boolean
-  auth: boolean
-}
+export type RuntimeConfig = z.output<typeof runtimeConfigSchema>
+
+/** The settings of a sandbox nobody configured. */
+export const defaultRuntimeConfig: Readonly<RuntimeConfig> = Object.freeze({
+  delay: 0,
+  errorRate: 0,
+  dropRate: 0,
+  strict: false,
+  auth: true,
+})
 
 export type RuntimeConfigInput = z.input<typeof runtimeConfigPatchSchema>
+
+/** `config` with the given settings changed (a setting given as `undefined` is left alone). */
+export function withSettings(
+  config: Readonly<RuntimeConfig>,
+  changes: { [K in keyof RuntimeConfig]?: RuntimeConfig[K] | undefined },
+): RuntimeConfig {
+  const next = { ...config }
+  for (const [key, value] of Object.entries(changes)) {
+    if (value !== undefined) Object.assign(next, { [key]: value })
+  }
+  return next
+}
 
 /** Draws a delay in milliseconds from a fixed value or range. */
 export function drawDelay(delay: Delay, random: () => number): number {
