@@ -1,5 +1,6 @@
 import yargs from 'yargs'
-import { seedDefaults } from '../db/seed.js'
+import { countLimits, seedDefaults } from '../db/seed.js'
+import { optionLimits } from '../sandbox/options.js'
 import { basePathFlag, delayFlag, integerFlag, rateFlag } from './flags.js'
 import { init } from './init.js'
 import { printOpenApi } from './openapi.js'
@@ -70,17 +71,17 @@ export async function runCli(argv: string[]): Promise<void> {
           .option('users', {
             describe: 'Number of users (at least 2)',
             default: seedDefaults.users,
-            coerce: integerFlag('users', 2, 1_000_000),
+            coerce: integerFlag('users', ...countLimits.users),
           })
           .option('products', {
             describe: 'Number of products',
             default: seedDefaults.products,
-            coerce: integerFlag('products', 0, 1_000_000),
+            coerce: integerFlag('products', ...countLimits.products),
           })
           .option('orders', {
             describe: 'Number of orders',
             default: seedDefaults.orders,
-            coerce: integerFlag('orders', 0, 1_000_000),
+            coerce: integerFlag('orders', ...countLimits.orders),
           })
           .option('base-path', {
             describe: 'Path prefix of the resources, e.g. /api',
@@ -90,7 +91,7 @@ export async function runCli(argv: string[]): Promise<void> {
           .option('token-ttl', {
             describe: 'Lifetime of session tokens, in seconds',
             default: 3600,
-            coerce: integerFlag('token-ttl', 1, 31_536_000),
+            coerce: integerFlag('token-ttl', ...optionLimits.tokenTtl),
           })
           .option('delay', {
             describe: 'Latency of every response: <ms> or <min>-<max>',
@@ -125,7 +126,7 @@ export async function runCli(argv: string[]): Promise<void> {
           .option('max-sandboxes', {
             describe: 'Live X-Sandbox-Id sandboxes kept at most (least recently used dropped)',
             default: 1000,
-            coerce: integerFlag('max-sandboxes', 1, 100_000),
+            coerce: integerFlag('max-sandboxes', ...optionLimits.maxSandboxes),
           })
           .option('data', {
             describe: 'Keep the data in this JSON file (loaded at start, written on change)',

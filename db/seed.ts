@@ -7,6 +7,7 @@ import { PROGRESS_STEP } from './progress.js'
 import type { DbSnapshot } from './store.js'
 import { foldCase } from './store.js'
 import type { User } from './user-schema.js'
+import { definedOnly } from './defined-only.js'
 
 /** How much data to generate, and from which seed. */
 export interface SeedOptions {
@@ -21,6 +22,13 @@ export interface SeedOptions {
 }
 
 export const seedDefaults = { seed: 1, users: 50, products: 30, orders: 100 } as const
+
+/** The counts a sandbox accepts, [min, max]: users 1 and 2 are the fixed accounts. */
+export const countLimits = {
+  users: [2, 1_000_000],
+  products: [0, 1_000_000],
+  orders: [0, 1_000_000],
+} as const
 
 /** Every generated timestamp lies before this fixed date, so data never depends on the clock. */
 export const REFERENCE_DATE = '2026-01-01T00:00:00.000Z'
@@ -40,18 +48,13 @@ const orderStatuses: OrderStatus[] = ['pending', 'paid', 'shipped', 'delivered',
 /** Fills in defaults and checks the counts; throws a message fit for a CLI. */
 export function resolveSeedOptions(options: SeedOptions = {}): Required<SeedOptions> {
   const resolved = { ...seedDefaults, ...definedOnly(options) }
-  const check = (name: keyof SeedOptions, min: number) => {
-    const value = resolved[name]
-    if (!Number.isSafeInteger(value) || value < min || (name !== 'seed' && value > 1_000_000)) {
-      throw new RangeError(
-        `${name} must be an integer from ${min} to ${name === 'seed' ? 'any safe integer' : '1000000'}, got ${value}`,
-      )
-    }
+  if (!Number.isSafeInteger(resolved.seed))
+    throw new RangeError(`seed must be a safe integer, got ${resolved.seed}`)
+  for (const [name, [min, max]] of Object.entries(countLimits)) {
+    const value = resolved[name as keyof typeof countLimits]
+    if (!Number.isSafeInteger(value) || value < min || value > max)
+      throw new RangeError(`${name} must be an integer from ${min} to ${max}, got ${value}`)
   }
-  check('seed', Number.MIN_SAFE_INTEGER)
-  check('users', 2)
-  check('products', 0)
-  check('orders', 0)
   if (resolved.orders > 0 && resolved.products === 0) {
     throw new RangeError(`orders need products: got ${resolved.orders} orders and 0 products`)
   }
@@ -216,8 +219,4 @@ function pickDistinct<T>(faker: Faker, from: readonly T[], max: number): T[] {
   const indexes = new Set<number>()
   while (indexes.size < count) indexes.add(faker.number.int({ min: 0, max: from.length - 1 }))
   return [...indexes].map((index) => from[index]!)
-}
-
-function definedOnly<T extends object>(value: T): Partial<T> {
-  return Object.fromEntries(Object.entries(value).filter(([, v]) => v !== undefined)) as Partial<T>
 }

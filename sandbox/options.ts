@@ -48,12 +48,22 @@ export interface ResolvedOptions extends Required<SeedOptions> {
   onUnexpectedError: (error: unknown) => void
 }
 
+/** Bounds of the numeric options, [min, max] (the CLI's flags take the same). */
+export const optionLimits = {
+  tokenTtl: [1, 31_536_000],
+  maxSandboxes: [1, 100_000],
+} as const
+
 /** The runtime settings (validated as `PATCH /__sandbox/config` does) and the fixed options. */
 const optionsSchema = runtimeConfigPatchSchema.extend({
   baseUrl: z.string().max(2000).optional(),
-  tokenTtl: z.int().min(1).max(31_536_000).default(3600),
+  tokenTtl: z.int().min(optionLimits.tokenTtl[0]).max(optionLimits.tokenTtl[1]).default(3600),
   control: z.boolean().default(true),
-  maxSandboxes: z.int().min(1).max(100_000).default(1000),
+  maxSandboxes: z
+    .int()
+    .min(optionLimits.maxSandboxes[0])
+    .max(optionLimits.maxSandboxes[1])
+    .default(1000),
 })
 
 /** Fills in defaults and validates; throws an Error whose message names every bad option. */

@@ -1,4 +1,5 @@
 import { z } from 'zod'
+import { definedOnly } from '../db/defined-only.js'
 import { documented } from '../db/registry.js'
 
 const delayMs = z.int().min(0).max(60_000)
@@ -81,11 +82,7 @@ export function withSettings(
   config: Readonly<RuntimeConfig>,
   changes: { [K in keyof RuntimeConfig]?: RuntimeConfig[K] | undefined },
 ): RuntimeConfig {
-  const next = { ...config }
-  for (const [key, value] of Object.entries(changes)) {
-    if (value !== undefined) Object.assign(next, { [key]: value })
-  }
-  return next
+  return { ...config, ...(definedOnly(changes) as Partial<RuntimeConfig>) }
 }
 
 /** Draws a delay in milliseconds from a fixed value or range. */
