@@ -30,7 +30,6 @@ export interface PipelineHost {
 
 const CONTROL_PREFIX = '/__sandbox'
 const SANDBOX_ID = /^[A-Za-z0-9_.-]{1,64}$/
-const REQUEST_ID = /^[\x21-\x7e]{1,200}$/
 const WRITES = new Set(['POST', 'PUT', 'PATCH', 'DELETE'])
 
 /**
@@ -38,8 +37,7 @@ const WRITES = new Set(['POST', 'PUT', 'PATCH', 'DELETE'])
  * throws: every failure becomes an envelope, anything unexpected a 500 that leaks nothing.
  */
 export async function handle(host: PipelineHost, request: ApiRequest): Promise<ApiResponse> {
-  const sent = request.header('x-request-id')
-  const requestId = sent !== null && REQUEST_ID.test(sent) ? sent : newRequestId()
+  const requestId = requestIdFor(request.header('x-request-id'))
   let response: ApiResponse
   try {
     response = await dispatch(host, request)
@@ -213,7 +211,9 @@ function sleep(ms: number): Promise<void> {
 
 let fallbackRequestId = 0
 
-function newRequestId(): string {
+/** The client's `X-Request-Id` when it is printable ASCII (1-200 chars), else a new one. */
+export function requestIdFor(sent: string | null | undefined): string {
+  if (typeof sent === 'string' && /^[\x21-\x7e]{1,200}$/.test(sent)) return sent
   return (
     globalThis.crypto?.randomUUID?.() ??
     `req-${Date.now().toString(36)}-${(fallbackRequestId++).toString(36)}`

@@ -1,4 +1,3 @@
-import type { IncomingMessage, ServerResponse } from 'node:http'
 import { createMiddleware } from '@mswjs/http-middleware'
 import type { NextFunction, Request, Response } from 'express'
 import express from 'express'
@@ -9,9 +8,8 @@ import type { Sandbox } from '../sandbox/create-sandbox.js'
 import type { CorsHandler } from './cors.js'
 import { docsPage } from './docs-page.js'
 import { requestUrl } from './node-request.js'
+import type { Middleware } from './transport.js'
 import { mswTransport } from './transport.js'
-
-type Middleware = (req: IncomingMessage, res: ServerResponse, next: () => void) => void
 
 export interface AppOptions {
   cors: CorsHandler

@@ -2,13 +2,13 @@ import type { IncomingMessage, ServerResponse } from 'node:http'
 import { ApiError } from '../handlers/api-error.js'
 import { failure } from '../handlers/envelope.js'
 import type { ApiResponse } from '../handlers/exchange.js'
+import { requestIdFor } from '../handlers/pipeline.js'
 import type { Sandbox } from '../sandbox/create-sandbox.js'
 import { claims } from '../sandbox/msw-handlers.js'
 import type { CorsHandler } from './cors.js'
 import { fromNodeRequest, requestUrl } from './node-request.js'
+import type { Middleware } from './transport.js'
 import { drop } from './transport.js'
-
-type Middleware = (req: IncomingMessage, res: ServerResponse, next: () => void) => void
 
 /**
  * The lean HTTP path for the requests the sandbox's MSW handler claims: the same predicate and
@@ -25,7 +25,10 @@ export function createFastPath(
     if (!url || !claims(claim, url)) return false
     const serve = () => {
       // A CORS preflight is answered by the cors package, before the pipeline that sets request ids.
-      if (req.method === 'OPTIONS') res.setHeader('x-request-id', crypto.randomUUID())
+      if (req.method === 'OPTIONS') {
+        const sent = req.headers['x-request-id']
+        res.setHeader('x-request-id', requestIdFor(typeof sent === 'string' ? sent : null))
+      }
       options.cors(req, res, () => {
         sandbox.handle(fromNodeRequest(req, url)).then(
           (answer) => send(req, res, answer),

@@ -94,7 +94,8 @@ export const timeouts: Readonly<ServerTimeouts> = {
 }
 
 /**
- * Starts the sandbox as a real HTTP server (express 5 around the MSW handlers).
+ * Starts the sandbox as a real HTTP server: the handlers' pipeline on Node's HTTP server (or,
+ * with `transport: 'msw'`, the MSW handlers through express 5 and @mswjs/http-middleware).
  *
  * @example
  * const server = await createSandboxServer({ port: 0 })

@@ -1,7 +1,9 @@
 import type { IncomingMessage, ServerResponse } from 'node:http'
+import { requestIdFor } from '../handlers/pipeline.js'
 import { dropped } from './request-log.js'
 
-const REQUEST_ID = /^[\x21-\x7e]{1,200}$/
+/** A connect-style middleware, as express and the `cors` package use. */
+export type Middleware = (req: IncomingMessage, res: ServerResponse, next: () => void) => void
 
 /** How much of an unread request body is discarded after the response before the connection is cut. */
 const DRAIN_LIMIT = 16 * 1024 * 1024
@@ -37,7 +39,7 @@ export function drainAfterResponse(req: IncomingMessage, res: ServerResponse): v
 export function mswTransport() {
   return (req: IncomingMessage, res: ServerResponse, next: () => void) => {
     const sent = req.headers['x-request-id']
-    const id = typeof sent === 'string' && REQUEST_ID.test(sent) ? sent : crypto.randomUUID()
+    const id = requestIdFor(typeof sent === 'string' ? sent : null)
     req.headers['x-request-id'] = id
     res.setHeader('x-request-id', id)
     const appendHeader = res.appendHeader.bind(res)

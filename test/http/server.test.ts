@@ -81,6 +81,19 @@ describe.each(['fast', 'msw'] as const)('over real HTTP (%s transport)', (transp
     expect(response.headers.get('x-request-id')).toBeTruthy()
   })
 
+  it('echoes the X-Request-Id a preflight sends', async () => {
+    const response = await fetch(`${http.server.url}/users`, {
+      method: 'OPTIONS',
+      headers: {
+        origin: 'http://app.example',
+        'access-control-request-method': 'GET',
+        'x-request-id': 'preflight-7',
+      },
+    })
+    expect(response.status).toBe(204)
+    expect(response.headers.get('x-request-id')).toBe('preflight-7')
+  })
+
   it('exposes X-Request-Id to cross-origin callers', async () => {
     const reply = await call('GET', '/users/1', { headers: { origin: 'http://app.example' } })
     expect(reply.headers.get('access-control-allow-origin')).toBe('http://app.example')
