@@ -1,6 +1,7 @@
 import type { IncomingMessage } from 'node:http'
 import type { ApiRequest } from '../handlers/exchange.js'
 import { concat } from '../handlers/exchange.js'
+import { discardBody } from './transport.js'
 
 const LOCAL_ORIGIN = 'http://sandbox.local'
 
@@ -50,7 +51,8 @@ function readNodeBody(req: IncomingMessage, limit: number): Promise<Uint8Array |
       size += chunk.length
       if (size > limit) {
         cleanup()
-        discardRest(req)
+        // The rest of a refused (413) body is dropped while the sandbox answers.
+        discardBody(req)
         resolve('too-large')
         return
       }
@@ -67,20 +69,5 @@ function readNodeBody(req: IncomingMessage, limit: number): Promise<Uint8Array |
     req.on('data', onData)
     req.on('end', onEnd)
     req.on('error', onError)
-  })
-}
-
-/** How much more of a too-large body is read and dropped before the connection is cut. */
-const DISCARD_LIMIT = 16 * 1024 * 1024
-
-/**
- * Reads and drops the rest of a body the sandbox refused (413), while it answers, so the
- * keep-alive connection stays usable; an endless body gets its connection cut.
- */
-function discardRest(req: IncomingMessage): void {
-  let discarded = 0
-  req.on('data', (chunk: Buffer) => {
-    discarded += chunk.length
-    if (discarded > DISCARD_LIMIT) req.socket.destroy()
   })
 }

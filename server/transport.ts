@@ -5,8 +5,8 @@ import { dropped } from './request-log.js'
 /** A connect-style middleware, as express and the `cors` package use. */
 export type Middleware = (req: IncomingMessage, res: ServerResponse, next: () => void) => void
 
-/** How much of an unread request body is discarded after the response before the connection is cut. */
-const DRAIN_LIMIT = 16 * 1024 * 1024
+/** How much of an unwanted request body is read and dropped before the connection is cut. */
+const DISCARD_LIMIT = 16 * 1024 * 1024
 
 /** Resets the connection: what a dropped request (fault injection) looks like to the client. */
 export function drop(req: IncomingMessage, res: ServerResponse): void {
@@ -21,14 +21,22 @@ export function drop(req: IncomingMessage, res: ServerResponse): void {
 export function drainAfterResponse(req: IncomingMessage, res: ServerResponse): void {
   res.once('finish', () => {
     if (req.complete) return
-    let drained = 0
     req.removeAllListeners('data')
-    req.on('data', (chunk: Buffer) => {
-      drained += chunk.length
-      if (drained > DRAIN_LIMIT) req.socket.destroy()
-    })
-    req.resume()
+    discardBody(req)
   })
+}
+
+/**
+ * Reads and drops the rest of a request body nobody wants, so the keep-alive connection
+ * stays usable; an endless body gets its connection cut.
+ */
+export function discardBody(req: IncomingMessage): void {
+  let discarded = 0
+  req.on('data', (chunk: Buffer) => {
+    discarded += chunk.length
+    if (discarded > DISCARD_LIMIT) req.socket.destroy()
+  })
+  req.resume()
 }
 
 /**
