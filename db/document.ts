@@ -7,7 +7,7 @@ import type { ProgressReporter } from './progress.js'
 import { PROGRESS_STEP } from './progress.js'
 import { documented } from './registry.js'
 import type { DbDocument } from './store.js'
-import { foldCase } from './store.js'
+import { uniqueKeys } from './store.js'
 import { userSchema } from './user-schema.js'
 
 /** The whole data set as one JSON document (`GET/PUT /__sandbox/db`, the `--data` file). */
@@ -72,16 +72,15 @@ export function checkDocument(input: unknown, onProgress?: ProgressReporter): Do
   }
   const document = parsed as unknown as DbDocument
   const problem =
-    uniqueness('users', document.users, [
-      ['id', (user) => String(user.id)],
-      ['name', (user) => foldCase(user.name)],
-      ['email', (user) => foldCase(user.email)],
-    ]) ??
-    uniqueness('products', document.products, [
-      ['id', (product) => String(product.id)],
-      ['sku', (product) => product.sku],
-    ]) ??
-    uniqueness('orders', document.orders, [['id', (order) => String(order.id)]]) ??
+    uniqueness('users', document.users, {
+      id: (user) => String(user.id),
+      ...uniqueKeys.users,
+    }) ??
+    uniqueness('products', document.products, {
+      id: (product) => String(product.id),
+      ...uniqueKeys.products,
+    }) ??
+    uniqueness('orders', document.orders, { id: (order) => String(order.id) }) ??
     references(document)
   return problem ? { ok: false, problem } : { ok: true, document }
 }
@@ -89,9 +88,9 @@ export function checkDocument(input: unknown, onProgress?: ProgressReporter): Do
 function uniqueness<T>(
   collection: string,
   records: readonly T[],
-  keys: ReadonlyArray<[string, (record: T) => string]>,
+  keys: Readonly<Record<string, (record: T) => string>>,
 ): string | undefined {
-  for (const [field, key] of keys) {
+  for (const [field, key] of Object.entries(keys)) {
     const seen = new Map<string, number>()
     for (const [index, record] of records.entries()) {
       const value = key(record)

@@ -15,13 +15,18 @@ export const orderItemSchema = documented(
   { id: 'OrderItem' },
 )
 
+/** An order's lines: 1 to 50 (CONTRACT B1), as stored or as a client sends them. */
+function itemList<T extends z.ZodType>(item: T) {
+  return z.array(item).min(1).max(50)
+}
+
 /** An order as stored and returned (CONTRACT B1). */
 export const orderSchema = documented(
   z.object({
     id: readOnly(idSchema),
     userId: documented(idSchema, { description: 'The owner; read-only after creation.' }),
     status: orderStatusSchema,
-    items: z.array(orderItemSchema).min(1).max(50),
+    items: itemList(orderItemSchema),
     total: readOnly(z.number().min(0), 'Sum of quantity x unitPrice, computed in whole cents.'),
     createdAt: readOnly(timestampSchema),
     updatedAt: readOnly(timestampSchema),
@@ -37,7 +42,7 @@ export const orderItemInputSchema = documented(
   },
 )
 
-const itemsInput = z.array(orderItemInputSchema).min(1).max(50)
+const itemsInput = itemList(orderItemInputSchema)
 
 /** Body of `POST /users/{user_id}/orders` (the owner comes from the path). */
 export const nestedOrderCreateSchema = documented(z.object({ items: itemsInput }), {

@@ -23,15 +23,21 @@ export function foldCase(value: string): string {
   return folded === value ? value : folded
 }
 
+/** What must be unique in each collection, and under which key (CONTRACT B1). */
+export const uniqueKeys = {
+  users: {
+    name: (user: User) => foldCase(user.name),
+    email: (user: User) => foldCase(user.email),
+  },
+  products: { sku: (product: Product) => product.sku },
+}
+
 function createTables() {
   return {
     users: new Table<User, 'name' | 'email'>({
-      unique: {
-        name: { key: (user) => foldCase(user.name) },
-        email: { key: (user) => foldCase(user.email) },
-      },
+      unique: { name: { key: uniqueKeys.users.name }, email: { key: uniqueKeys.users.email } },
     }),
-    products: new Table<Product, 'sku'>({ unique: { sku: { key: (product) => product.sku } } }),
+    products: new Table<Product, 'sku'>({ unique: { sku: { key: uniqueKeys.products.sku } } }),
     orders: new Table<Order, never, 'userId'>({
       groups: { userId: { key: (order) => order.userId } },
     }),
