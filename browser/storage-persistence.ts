@@ -1,4 +1,4 @@
-import { checkDocument } from '../db/document.js'
+import { checkSnapshot } from '../db/document.js'
 import type { DbSnapshot, Store } from '../db/store.js'
 
 /** What is kept in browser storage: the data and its id sequences. */
@@ -75,9 +75,9 @@ function read(storage: Storage, key: string): DbSnapshot | null {
 function parse(text: string): DbSnapshot | null {
   try {
     const saved = JSON.parse(text) as Partial<Saved>
-    const check = checkDocument(saved.snapshot)
-    if (saved.version !== 1 || !check.ok || !saved.snapshot?.nextIds) return null
-    return { ...check.document, nextIds: saved.snapshot.nextIds }
+    if (saved.version !== 1 || !saved.snapshot?.nextIds) return null
+    const check = checkSnapshot(saved.snapshot)
+    return check.ok ? (check.document as DbSnapshot) : null
   } catch {
     return null
   }

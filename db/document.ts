@@ -1,4 +1,5 @@
 import { z } from 'zod'
+import { idSchema } from './fields.js'
 import { describeIssue } from './issues.js'
 import { orderTotal } from './money.js'
 import { orderSchema } from './order-schema.js'
@@ -6,7 +7,7 @@ import { productSchema } from './product-schema.js'
 import type { ProgressReporter } from './progress.js'
 import { PROGRESS_STEP } from './progress.js'
 import { documented } from './registry.js'
-import type { DbDocument } from './store.js'
+import type { DbDocument, DbSnapshot } from './store.js'
 import { uniqueKeys } from './store.js'
 import { userSchema } from './user-schema.js'
 
@@ -21,6 +22,27 @@ export const dbDocumentSchema = documented(
 )
 
 export type DocumentCheck = { ok: true; document: DbDocument } | { ok: false; problem: string }
+
+/** The id sequences of a snapshot: the next id of each collection. */
+const nextIdsSchema = z.object({ users: idSchema, products: idSchema, orders: idSchema })
+
+/**
+ * {@link checkDocument}, plus the snapshot's id sequences when it has them (`nextIds`, as
+ * `snapshot()` gives), so a restore never continues from a sequence that is not a valid id.
+ */
+export function checkSnapshot(
+  input: unknown,
+): { ok: true; document: DbDocument | DbSnapshot } | { ok: false; problem: string } {
+  const check = checkDocument(input)
+  if (!check.ok || typeof input !== 'object' || input === null || !('nextIds' in input))
+    return check
+  const nextIds = nextIdsSchema.safeParse(input.nextIds, { reportInput: true })
+  if (!nextIds.success) {
+    const issue = nextIds.error.issues[0]!
+    return { ok: false, problem: describeIssue({ ...issue, path: ['nextIds', ...issue.path] }) }
+  }
+  return { ok: true, document: { ...check.document, nextIds: nextIds.data } }
+}
 
 /**
  * Validates a data document: every record against its schema, then what no single record

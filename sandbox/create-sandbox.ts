@@ -1,5 +1,5 @@
 import type { HttpHandler } from 'msw'
-import { checkDocument } from '../db/document.js'
+import { checkSnapshot } from '../db/document.js'
 import { describeIssue } from '../db/issues.js'
 import { seedData } from '../db/seed.js'
 import type { DbDocument, DbSnapshot, Store } from '../db/store.js'
@@ -114,11 +114,9 @@ export function createSandbox(options: SandboxOptions = {}): Sandbox {
     },
     restore(snapshot) {
       if (issued.has(snapshot as DbSnapshot)) return main.store.restore(snapshot)
-      const check = checkDocument(snapshot)
+      const check = checkSnapshot(snapshot)
       if (!check.ok) throw new TypeError(`Cannot restore: ${check.problem}`)
-      main.store.restore(
-        'nextIds' in snapshot ? { ...check.document, nextIds: snapshot.nextIds } : check.document,
-      )
+      main.store.restore(check.document)
     },
     get config() {
       return { ...main.config }

@@ -202,4 +202,18 @@ describe('snapshot and restore', () => {
     expect(() => local.restore(document)).toThrow('orders[0].userId: user 999 does not exist')
     expect(local.db.orders.size).toBe(3)
   })
+
+  it('a copied snapshot keeps its id sequences, which must be valid ids', async () => {
+    const local = createSandbox({ users: 5, products: 2, orders: 3 })
+    const copy = structuredClone(local.snapshot())
+    const bad = { ...copy, nextIds: { ...copy.nextIds, users: 'x' } }
+    expect(() => local.restore(bad as never)).toThrow('nextIds.users')
+    local.restore({ ...copy, nextIds: { ...copy.nextIds, users: 40 } })
+    const created = await local.fetch('/users', {
+      method: 'POST',
+      headers: { authorization: 'Bearer sandbox-admin-token', 'content-type': 'application/json' },
+      body: JSON.stringify({ name: 'sequence', email: 'sequence@example.com' }),
+    })
+    expect((await created.json()).data.id).toBe(40)
+  })
 })
