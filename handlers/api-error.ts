@@ -1,5 +1,11 @@
 import { type CodeName, codes } from './codes.js'
 
+/** Headers a status always carries (CONTRACT B4, B5): the 401 challenge, 429's `Retry-After`. */
+const statusHeaders: Readonly<Record<number, Readonly<Record<string, string>>>> = {
+  401: { 'www-authenticate': 'Bearer' },
+  429: { 'retry-after': '1' },
+}
+
 /**
  * The one error type of the API: an HTTP status, a business code (CONTRACT B5) and a
  * message for humans. Thrown anywhere while handling a request, it becomes the error
@@ -23,6 +29,9 @@ export class ApiError extends Error {
   /** An error for a catalogued code, with its default message unless one is given. */
   static of(name: CodeName, message?: string, headers?: Record<string, string>): ApiError {
     const entry = codes[name]
-    return new ApiError(entry.status, entry.code, message ?? entry.message, headers)
+    return new ApiError(entry.status, entry.code, message ?? entry.message, {
+      ...statusHeaders[entry.status],
+      ...headers,
+    })
   }
 }

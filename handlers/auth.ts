@@ -8,16 +8,6 @@ export const fixedTokens = [
   { token: 'sandbox-member-token', userId: 2 },
 ] as const
 
-const challenge = { 'www-authenticate': 'Bearer' }
-
-/** A 401 with its `WWW-Authenticate: Bearer` challenge. */
-export function unauthorized(
-  name: 'authenticationRequired' | 'invalidToken' | 'wrongCredentials',
-  message?: string,
-): ApiError {
-  return ApiError.of(name, message, challenge)
-}
-
 /**
  * Resolves the caller from `Authorization: Bearer <token>` (CONTRACT B4): missing → 40100;
  * malformed, unknown, revoked or expired → 40101. With auth off, no header means the admin.
@@ -25,20 +15,20 @@ export function unauthorized(
 export function authenticate(header: string | null, instance: SandboxInstance): Principal {
   if (header === null || header.trim() === '') {
     if (!instance.config.auth) return { userId: 1, role: 'admin', session: false }
-    throw unauthorized(
+    throw ApiError.of(
       'authenticationRequired',
       'authentication required: send Authorization: Bearer <token>',
     )
   }
   const match = /^Bearer[ ]+([\x21-\x7e]+)[ ]*$/i.exec(header)
   if (!match)
-    throw unauthorized('invalidToken', "invalid token: Authorization must be 'Bearer <token>'")
+    throw ApiError.of('invalidToken', "invalid token: Authorization must be 'Bearer <token>'")
   const token = match[1]!
   const fixed = fixedTokens.find((entry) => safeEqual(entry.token, token))
   const userId = fixed ? fixed.userId : instance.sessions.userFor(token)
-  if (userId === undefined) throw unauthorized('invalidToken')
+  if (userId === undefined) throw ApiError.of('invalidToken')
   const user = instance.store.users.get(userId)
-  if (!user) throw unauthorized('invalidToken', 'invalid token: its user no longer exists')
+  if (!user) throw ApiError.of('invalidToken', 'invalid token: its user no longer exists')
   return { userId, role: user.role, token, session: !fixed }
 }
 

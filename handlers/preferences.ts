@@ -29,13 +29,9 @@ export function parsePrefer(request: ApiRequest): Preferences {
 export function forcedError(preferences: Preferences, allow: string): ApiError | null {
   const name = preferences.code === undefined ? undefined : codeForStatus[preferences.code]
   if (!name) return null
-  const headers: Record<string, string> = {}
-  if (preferences.code === 401) headers['www-authenticate'] = 'Bearer'
-  if (preferences.code === 429) headers['retry-after'] = '1'
-  if (preferences.code === 405) headers.allow = allow
   return ApiError.of(
     name,
     `${codes[name].message} (forced by Prefer: code=${preferences.code})`,
-    headers,
+    preferences.code === 405 ? { allow } : {},
   )
 }

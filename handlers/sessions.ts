@@ -4,7 +4,8 @@ import { documented } from '../db/registry.js'
 import { SEED_PASSWORD } from '../db/seed.js'
 import { foldCase } from '../db/store.js'
 import { userSchema } from '../db/user-schema.js'
-import { safeEqual, unauthorized } from './auth.js'
+import { ApiError } from './api-error.js'
+import { safeEqual } from './auth.js'
 import { validateBody } from './body.js'
 import { noContent, success } from './envelope.js'
 import type { Operation } from './operation.js'
@@ -50,7 +51,7 @@ const createSession: Operation = {
     const user = context.instance.store.users.findUnique('email', foldCase(email))
     const passwordMatches = safeEqual(password, SEED_PASSWORD)
     if (!user || !passwordMatches) {
-      throw unauthorized('wrongCredentials')
+      throw ApiError.of('wrongCredentials')
     }
     return success({ ...context.instance.sessions.create(user.id), user }, 201)
   },
