@@ -139,7 +139,7 @@ export async function runCli(argv: string[]): Promise<void> {
           })
           .option('transport', {
             describe:
-              'fast: the handlers straight from Node; msw: through @mswjs/http-middleware (slower)',
+              'fast: the handlers straight from Node; msw: through MSW itself (getResponse; slower)',
             choices: ['fast', 'msw'] as const,
             default: 'fast' as const,
           })

@@ -10,7 +10,7 @@ import type { PipelineHost } from '../handlers/pipeline.js'
 import { handle } from '../handlers/pipeline.js'
 import { SandboxInstance } from './instance.js'
 import type { JournalEntry } from './journal.js'
-import { createHandlers, toFetchResponse } from './msw-handlers.js'
+import { claims, createHandlers, toFetchResponse } from './msw-handlers.js'
 import { openApiResponse } from './openapi-response.js'
 import type { ResolvedOptions, SandboxOptions } from './options.js'
 import { resolveOptions } from './options.js'
@@ -30,6 +30,8 @@ export interface Sandbox {
   fetch(input: string | URL | Request, init?: RequestInit): Promise<Response>
   /** Answers a transport-neutral request (what the Node server uses). */
   handle(request: ApiRequest): Promise<ApiResponse>
+  /** Whether a URL is the sandbox's to answer (the predicate of its MSW handler). */
+  claims(url: URL): boolean
   /** Back to the seeded data; sessions, journal, settings and every `X-Sandbox-Id` sandbox reset. */
   reset(): void
   /** A copy of the default sandbox's data and id sequences (cheap: records are immutable). */
@@ -93,6 +95,7 @@ export function createSandbox(options: SandboxOptions = {}): Sandbox {
     handlers: createHandlers(resolved, handleRequest),
     db: main.store,
     handle: handleRequest,
+    claims: (url) => claims(resolved, url),
     async fetch(input, init) {
       const request = new Request(
         typeof input === 'string' ? new URL(input, 'http://localhost') : input,

@@ -1,5 +1,4 @@
 import type { IncomingMessage, ServerResponse } from 'node:http'
-import cors from 'cors'
 
 /** Request headers a browser may send cross-origin (CONTRACT B6). */
 export const corsAllowedHeaders = [
@@ -20,37 +19,54 @@ export const corsExposedHeaders = [
   'WWW-Authenticate',
 ]
 
-/**
- * CORS of CONTRACT B6 (the `cors` package): any origin unless restricted, preflights answered
- * 204 without authentication, the contract's request headers allowed, `X-Request-Id` exposed.
- */
-export function corsHandler(origins?: string[]) {
-  const forOrigin = cors({
-    origin: origins ?? true,
-    credentials: true,
-    allowedHeaders: corsAllowedHeaders,
-    exposedHeaders: corsExposedHeaders,
-    maxAge: 86_400,
-  })
-  const anyOrigin = cors({
-    origin: '*',
-    allowedHeaders: corsAllowedHeaders,
-    exposedHeaders: corsExposedHeaders,
-    maxAge: 86_400,
-  })
-  const exposed = corsExposedHeaders.join(',')
-  return (req: IncomingMessage, res: ServerResponse, next: (error?: unknown) => void) => {
-    if (req.headers.origin !== undefined) forOrigin(req, res, next)
-    else if (origins) next()
-    else if (req.method === 'OPTIONS') anyOrigin(req, res, next)
-    else {
-      // Without an Origin (curl, servers, tests) the answer is the same for everyone: two
-      // constant headers, without running the cors package on the hot path.
-      res.setHeader('access-control-allow-origin', '*')
-      res.setHeader('access-control-expose-headers', exposed)
-      next()
-    }
-  }
+const allowedMethods = 'GET,HEAD,PUT,PATCH,POST,DELETE'
+const exposed = corsExposedHeaders.join(',')
+const allowedHeaders = corsAllowedHeaders.join(',')
+
+/** Which origins get CORS headers: a list, or any. */
+export type OriginPolicy = (origin: string) => boolean
+
+/** Any origin, or only the listed ones. */
+export function originPolicy(origins?: readonly string[]): OriginPolicy {
+  if (!origins) return () => true
+  const allowed = new Set(origins)
+  return (origin) => allowed.has(origin)
 }
 
-export type CorsHandler = ReturnType<typeof corsHandler>
+/**
+ * CORS of CONTRACT B6: the response headers for an allowed origin, and preflights answered 204
+ * without authentication. Returns true when it answered (a preflight), false to go on.
+ * Without an `Origin` (curl, servers, tests) the answer is the same for everyone: two
+ * constant headers.
+ */
+export function applyCors(
+  req: IncomingMessage,
+  res: ServerResponse,
+  allows: OriginPolicy,
+): boolean {
+  const origin = req.headers.origin
+  const preflight = req.method === 'OPTIONS' && req.headers['access-control-request-method']
+  if (origin === undefined) {
+    res.setHeader('access-control-allow-origin', '*')
+    if (!preflight) {
+      res.setHeader('access-control-expose-headers', exposed)
+      return false
+    }
+  } else {
+    res.setHeader('vary', 'Origin')
+    if (!allows(origin)) return false
+    res.setHeader('access-control-allow-origin', origin)
+    res.setHeader('access-control-allow-credentials', 'true')
+    if (!preflight) {
+      res.setHeader('access-control-expose-headers', exposed)
+      return false
+    }
+  }
+  res.setHeader('access-control-allow-methods', allowedMethods)
+  res.setHeader('access-control-allow-headers', allowedHeaders)
+  res.setHeader('access-control-max-age', '86400')
+  res.setHeader('content-length', '0')
+  res.writeHead(204)
+  res.end()
+  return true
+}

@@ -1,6 +1,7 @@
+import { readFile } from 'node:fs/promises'
+import type { IncomingMessage, ServerResponse } from 'node:http'
 import { createRequire } from 'node:module'
-import { dirname } from 'node:path'
-import express from 'express'
+import { dirname, extname, join } from 'node:path'
 
 /** Folder of swagger-ui-dist, the reference page's viewer, served from node_modules (no CDN). */
 function swaggerUiFolder(): string {
@@ -34,18 +35,63 @@ const init = `window.ui = SwaggerUIBundle({
 })
 `
 
+const types: Record<string, string> = {
+  '.css': 'text/css; charset=utf-8',
+  '.js': 'text/javascript; charset=utf-8',
+  '.png': 'image/png',
+  '.html': 'text/html; charset=utf-8',
+}
+
+/** The assets the page loads: nothing else of the package folder is served. */
+const assets = new Set(['swagger-ui.css', 'swagger-ui-bundle.js', 'favicon-32x32.png'])
+
 /**
  * `GET /docs`: a readable reference of the API, Swagger UI rendering `/openapi.json`. Its
- * scripts and styles come from the installed swagger-ui-dist package.
+ * scripts and styles come from the installed swagger-ui-dist package. Returns false for
+ * paths that are not its own.
  */
-export function docsPage() {
-  const router = express.Router()
-  router.get(['/docs', '/docs/'], (_req, res) => {
-    res.type('html').send(page)
+export function docsPage(): (req: IncomingMessage, res: ServerResponse, path: string) => boolean {
+  let folder: string | undefined
+  const cache = new Map<string, Promise<Buffer>>()
+  return (req, res, path) => {
+    if (req.method !== 'GET' && req.method !== 'HEAD') return false
+    if (path === '/docs' || path === '/docs/') {
+      send(req, res, types['.html']!, page)
+    } else if (path === '/docs/init.js') {
+      send(req, res, types['.js']!, init)
+    } else if (path.startsWith('/docs/assets/') && assets.has(path.slice(13))) {
+      const name = path.slice(13)
+      folder ??= swaggerUiFolder()
+      let file = cache.get(name)
+      if (!file) {
+        file = readFile(join(folder, name))
+        cache.set(name, file)
+      }
+      file.then(
+        (bytes) => send(req, res, types[extname(name)]!, bytes, 'public, max-age=3600'),
+        () => {
+          cache.delete(name)
+          res.writeHead(404).end()
+        },
+      )
+    } else {
+      return false
+    }
+    return true
+  }
+}
+
+function send(
+  req: IncomingMessage,
+  res: ServerResponse,
+  type: string,
+  body: string | Buffer,
+  cache = 'no-cache',
+): void {
+  res.writeHead(200, {
+    'content-type': type,
+    'content-length': Buffer.byteLength(body),
+    'cache-control': cache,
   })
-  router.get('/docs/init.js', (_req, res) => {
-    res.type('js').send(init)
-  })
-  router.use('/docs/assets', express.static(swaggerUiFolder(), { index: false, maxAge: '1h' }))
-  return router
+  res.end(req.method === 'HEAD' ? undefined : body)
 }

@@ -1,7 +1,7 @@
 import type { IncomingMessage } from 'node:http'
 import type { ApiRequest } from '../handlers/exchange.js'
 import { concat } from '../handlers/exchange.js'
-import { discardBody } from './transport.js'
+import { discardBody } from './respond.js'
 
 const LOCAL_ORIGIN = 'http://sandbox.local'
 

@@ -1,17 +1,20 @@
-import type { Server } from 'node:http'
-import { createServer } from 'node:http'
+import type { IncomingMessage, Server, ServerResponse } from 'node:http'
+import { createServer, STATUS_CODES } from 'node:http'
 import type { AddressInfo } from 'node:net'
 import type { Duplex } from 'node:stream'
 import { ApiError } from '../handlers/api-error.js'
 import { failure, JSON_CONTENT_TYPE } from '../handlers/envelope.js'
+import { requestIdFor } from '../handlers/pipeline.js'
 import type { Sandbox } from '../sandbox/create-sandbox.js'
 import { createSandbox } from '../sandbox/create-sandbox.js'
 import type { SandboxOptions } from '../sandbox/options.js'
-import { createApp } from './app.js'
-import { corsHandler } from './cors.js'
-import { createFastPath } from './fast-path.js'
+import { applyCors, originPolicy } from './cors.js'
+import { docsPage } from './docs-page.js'
+import type { Frame } from './msw-transport.js'
+import { fromNodeRequest, requestUrl } from './node-request.js'
 import { DataFile } from './persistence.js'
 import { requestLog } from './request-log.js'
+import { sendAnswer } from './respond.js'
 
 /** Options of {@link createSandboxServer}: the sandbox's, plus where and how to listen. */
 export interface SandboxServerOptions extends SandboxOptions {
@@ -31,32 +34,33 @@ export interface SandboxServerOptions extends SandboxOptions {
   timeouts?: Partial<ServerTimeouts>
   /**
    * How the API is served over HTTP: `fast` (default) feeds the handlers' pipeline straight
-   * from Node's request; `msw` runs the MSW handlers through @mswjs/http-middleware in express
-   * (slower, see the README's performance notes; same answers).
+   * from Node's request; `msw` turns each request into a Fetch `Request` resolved by MSW's
+   * `getResponse` over the sandbox's handlers (slower, see the README's performance notes;
+   * same answers).
    */
   transport?: 'fast' | 'msw'
 }
 
 /**
- * Answers what Node's HTTP parser refused before any handler saw it: a request that took too
- * long (408), or bytes that are not HTTP (400, with the contract's envelope).
+ * Answers what never reaches a request listener, on the raw socket, and closes it: a request
+ * that took too long (408), bytes that are not HTTP (400), a `CONNECT` (404: the sandbox is
+ * no proxy). Every answer but the bare 408 is the contract's envelope.
  */
-function answerClientError(error: NodeJS.ErrnoException, socket: Duplex): void {
-  if (!socket.writable || error.code === 'ECONNRESET') {
+function answerRaw(socket: Duplex, answer: 'timeout' | ApiError): void {
+  if (!socket.writable) {
     socket.destroy()
     return
   }
   const id = `X-Request-Id: ${crypto.randomUUID()}\r\n`
-  if (error.code === 'ERR_HTTP_REQUEST_TIMEOUT') {
+  if (answer === 'timeout') {
     socket.end(
       `HTTP/1.1 408 Request Timeout\r\nConnection: close\r\n${id}Content-Length: 0\r\n\r\n`,
     )
     return
   }
-  const answer = failure(ApiError.of('invalidParameter', 'malformed HTTP request'))
-  const body = answer.body ?? ''
+  const body = failure(answer).body ?? ''
   socket.end(
-    `HTTP/1.1 400 Bad Request\r\nConnection: close\r\n${id}Content-Type: ${JSON_CONTENT_TYPE}\r\nContent-Length: ${Buffer.byteLength(body)}\r\n\r\n${body}`,
+    `HTTP/1.1 ${answer.status} ${STATUS_CODES[answer.status]}\r\nConnection: close\r\n${id}Content-Type: ${JSON_CONTENT_TYPE}\r\nContent-Length: ${Buffer.byteLength(body)}\r\n\r\n${body}`,
   )
 }
 
@@ -93,9 +97,13 @@ export const timeouts: Readonly<ServerTimeouts> = {
   shutdownMs: 5_000,
 }
 
+/** Methods a Fetch API `Request` cannot be made with: MSW never sees them, the pipeline answers. */
+const FORBIDDEN_METHODS = new Set(['CONNECT', 'TRACE', 'TRACK'])
+
 /**
- * Starts the sandbox as a real HTTP server: the handlers' pipeline on Node's HTTP server (or,
- * with `transport: 'msw'`, the MSW handlers through express 5 and @mswjs/http-middleware).
+ * Starts the sandbox as a real HTTP server: the handlers' pipeline fed straight from Node's
+ * request (or, with `transport: 'msw'`, the MSW handlers through msw's `getResponse`, loaded
+ * only then).
  *
  * @example
  * const server = await createSandboxServer({ port: 0 })
@@ -123,15 +131,11 @@ export async function createSandboxServer(
   })
   const dataFile = data ? new DataFile(data, sandbox.db) : null
   const outcome = dataFile ? await dataFile.open(sandboxOptions.onProgress) : null
-  const cors = corsHandler(corsOrigin)
-  const logger = log ? requestLog(log) : undefined
-  const app = createApp(sandbox, {
-    cors,
-    log: logger,
-    msw: transport === 'msw',
-    onUnexpectedError: sandbox.options.onUnexpectedError,
+  const listener = requestListener(sandbox, {
+    origins: originPolicy(corsOrigin),
+    log: log ? requestLog(log) : undefined,
+    msw: transport === 'msw' ? await (await import('./msw-transport.js')).mswFrame(sandbox) : null,
   })
-  const fast = transport === 'fast' ? createFastPath(sandbox, { cors, log: logger }) : null
   const server = createServer(
     {
       headersTimeout: limits.headersMs,
@@ -140,12 +144,15 @@ export async function createSandboxServer(
       // How often Node checks the two timeouts above (default 30 s: too coarse for short limits).
       connectionsCheckingInterval: Math.min(limits.headersMs, limits.requestMs) / 4,
     },
-    (req, res) => {
-      if (!fast?.(req, res)) app(req, res)
-    },
+    listener,
   )
-  server.on('clientError', (error: NodeJS.ErrnoException, socket) =>
-    answerClientError(error, socket),
+  server.on('clientError', (error: NodeJS.ErrnoException, socket: Duplex) => {
+    if (error.code === 'ECONNRESET') socket.destroy()
+    else if (error.code === 'ERR_HTTP_REQUEST_TIMEOUT') answerRaw(socket, 'timeout')
+    else answerRaw(socket, ApiError.of('invalidParameter', 'malformed HTTP request'))
+  })
+  server.on('connect', (req: IncomingMessage, socket: Duplex) =>
+    answerRaw(socket, ApiError.of('notFound', `no route for CONNECT ${req.url?.slice(0, 100)}`)),
   )
   await new Promise<void>((resolve, reject) => {
     server.once('error', reject)
@@ -174,5 +181,70 @@ export async function createSandboxServer(
       })()
       return closing
     },
+  }
+}
+
+interface ListenerOptions {
+  origins: ReturnType<typeof originPolicy>
+  log: ReturnType<typeof requestLog> | undefined
+  /** The `msw` transport's frame, or null for the lean path. */
+  msw: Frame | null
+}
+
+/**
+ * One request, front to back: a request id on every answer, the request log, CORS, then the
+ * reference page, and everything else to the sandbox's pipeline (through MSW's middleware with
+ * the `msw` transport, for the requests its handler claims).
+ */
+function requestListener(sandbox: Sandbox, options: ListenerOptions) {
+  const docs = docsPage()
+  const { onUnexpectedError } = sandbox.options
+  const pipeline = (req: IncomingMessage, res: ServerResponse, url: URL) => {
+    sandbox.handle(fromNodeRequest(req, url)).then(
+      (answer) => sendAnswer(req, res, answer),
+      (error: unknown) => {
+        onUnexpectedError(error)
+        sendAnswer(req, res, failure(ApiError.of('internalError')))
+      },
+    )
+  }
+  const serve = (req: IncomingMessage, res: ServerResponse) => {
+    const sent = req.headers['x-request-id']
+    const id = requestIdFor(typeof sent === 'string' ? sent : null)
+    req.headers['x-request-id'] = id
+    res.setHeader('x-request-id', id)
+    const url = requestUrl(req.url)
+    if (!url) {
+      const answer = failure(
+        ApiError.of('invalidParameter', 'the request target is not a valid path'),
+      )
+      sendAnswer(req, res, { ...answer, headers: { ...answer.headers, 'x-request-id': id } })
+      return
+    }
+    if (applyCors(req, res, options.origins)) return
+    if (docs(req, res, url.pathname)) return
+    const { msw } = options
+    if (
+      msw &&
+      !FORBIDDEN_METHODS.has(req.method ?? '') &&
+      !(req.url ?? '').startsWith('//') &&
+      sandbox.claims(url)
+    ) {
+      msw(req, res, url, (error) => {
+        if (error === undefined) pipeline(req, res, url)
+        else {
+          onUnexpectedError(error)
+          if (res.headersSent) res.destroy()
+          else sendAnswer(req, res, failure(ApiError.of('internalError')))
+        }
+      })
+      return
+    }
+    pipeline(req, res, url)
+  }
+  const { log } = options
+  return (req: IncomingMessage, res: ServerResponse) => {
+    if (log) log(req, res, () => serve(req, res))
+    else serve(req, res)
   }
 }

@@ -3,7 +3,7 @@ import { describe, expect, it } from 'vitest'
 import { MEMBER } from '../support/client.js'
 import { useSandboxServer } from '../support/over-http.js'
 
-/** The same suite over both transports: the lean default, and MSW's own middleware in express. */
+/** The same suite over both transports: the lean default, and MSW's own getResponse. */
 describe.each(['fast', 'msw'] as const)('over real HTTP (%s transport)', (transport) => {
   const http = useSandboxServer({ transport })
   const { call, logLines } = http

@@ -1,0 +1,98 @@
+import type { IncomingMessage, ServerResponse } from 'node:http'
+import type { Sandbox } from '../sandbox/create-sandbox.js'
+import { discardBody, drop } from './respond.js'
+
+/** A request listener that answers, or calls `next` for what it does not serve. */
+export type Frame = (
+  req: IncomingMessage,
+  res: ServerResponse,
+  url: URL,
+  next: (error?: unknown) => void,
+) => void
+
+/**
+ * The `msw` transport: every request becomes a Fetch API `Request` resolved by MSW itself
+ * (`getResponse` over the sandbox's handlers), as @mswjs/http-middleware did before msw 3
+ * removed the function it called. Loaded only when asked for. A network-error response
+ * becomes a connection reset; a body nobody read is drained after the answer.
+ */
+export async function mswFrame(sandbox: Sandbox): Promise<Frame> {
+  const { getResponse } = await import('msw')
+  return (req, res, url, next) => {
+    const method = req.method ?? 'GET'
+    const hasBody = method !== 'GET' && method !== 'HEAD'
+    const body = hasBody ? bodyStream(req) : null
+    let request: Request
+    try {
+      const headers = new Headers()
+      for (let i = 0; i < req.rawHeaders.length; i += 2)
+        headers.append(req.rawHeaders[i]!, req.rawHeaders[i + 1]!)
+      request = new Request(url, {
+        method,
+        headers,
+        ...(body ? { body: body.stream, duplex: 'half' } : {}),
+      } as RequestInit)
+    } catch {
+      // What Fetch cannot carry (a method or header it refuses) goes to the pipeline as it is.
+      return next()
+    }
+    res.once('finish', () => {
+      if (body) body.release()
+      else if (!req.complete) discardBody(req)
+    })
+    getResponse(sandbox.handlers, request, { baseUrl: url.origin })
+      .then(async (response) => {
+        if (!response) return next()
+        if (response.type === 'error') return drop(req, res)
+        const body = Buffer.from(await response.arrayBuffer())
+        response.headers.forEach((value, name) => res.setHeader(name, value))
+        if (body.byteLength > 0) res.setHeader('content-length', body.byteLength)
+        res.writeHead(response.status)
+        res.end(body.byteLength > 0 ? body : undefined)
+      })
+      .catch(next)
+  }
+}
+
+/**
+ * The request body as a web stream. Unlike `Readable.toWeb`, cancelling it (a handler that
+ * stops reading at the body limit) drains the rest instead of destroying the socket, so the
+ * answer (413) still reaches the client.
+ */
+function bodyStream(req: IncomingMessage): {
+  stream: ReadableStream<Uint8Array>
+  /** After the answer: whatever is still unread is drained and dropped. */
+  release: () => void
+} {
+  let open = true
+  const release = () => {
+    if (!open) return
+    open = false
+    if (!req.complete) discardBody(req)
+  }
+  const stream = new ReadableStream<Uint8Array>(
+    {
+      start(controller) {
+        req.on('data', (chunk: Buffer) => {
+          if (!open) return
+          controller.enqueue(new Uint8Array(chunk.buffer, chunk.byteOffset, chunk.byteLength))
+          if ((controller.desiredSize ?? 0) <= 0) req.pause()
+        })
+        req.once('end', () => {
+          if (open) controller.close()
+          open = false
+        })
+        req.once('error', (error) => {
+          if (open) controller.error(error)
+          open = false
+        })
+      },
+      pull() {
+        req.resume()
+      },
+      cancel: release,
+    },
+    { highWaterMark: 64 * 1024, size: (chunk) => chunk.byteLength },
+  )
+  return { stream, release }
+}
