@@ -12,6 +12,7 @@ export default tseslint.config(
       'bench/results/',
       'bench/.build/',
       'coverage/',
+      '.stack/',
     ],
   },
   js.configs.recommended,

@@ -47,6 +47,7 @@ export type { SandboxInstance } from './sandbox/instance.js'
 export type { JournalEntry } from './sandbox/journal.js'
 export type { ResolvedOptions, SandboxOptions } from './sandbox/options.js'
 export type { Delay, RuntimeConfig, RuntimeConfigInput } from './sandbox/runtime-config.js'
+export type { UnhandledStrategy } from './sandbox/unhandled.js'
 
 /** The fixed admin token: user 1, admin@example.com. */
 export const ADMIN_TOKEN = 'sandbox-admin-token'

@@ -1,15 +1,20 @@
-import type { SetupWorker, StartOptions } from 'msw/browser'
+import type { SetupWorker } from 'msw/browser'
 import { setupWorker } from 'msw/browser'
 import type { Store } from '../db/store.js'
 import type { Sandbox } from '../sandbox/create-sandbox.js'
 import { createSandbox } from '../sandbox/create-sandbox.js'
 import type { SandboxOptions } from '../sandbox/options.js'
+import { parseBaseUrl } from '../sandbox/options.js'
+import type { UnhandledStrategy } from '../sandbox/unhandled.js'
+import { unhandledOptions } from '../sandbox/unhandled.js'
 import { persistInStorage } from './storage-persistence.js'
 
 /** Options of {@link startSandbox}: the sandbox's, plus the service worker's. */
 export interface BrowserSandboxOptions extends SandboxOptions {
   /** What MSW does with requests the sandbox does not claim (default `'bypass'`: they go to the network). */
-  onUnhandledRequest?: StartOptions['onUnhandledRequest']
+  onUnhandledRequest?: UnhandledStrategy
+  /** The same, under msw 3's name (either works on msw 2 and 3). */
+  onUnhandledFrame?: UnhandledStrategy
   /** No MSW log line per request in the console (default false). */
   quiet?: boolean
   /**
@@ -30,8 +35,8 @@ export interface BrowserSandbox {
   readonly worker: SetupWorker
   /** Back to the seeded data (saved too, when persisting). */
   reset(): void
-  /** Stops intercepting requests and saving data. */
-  stop(): void
+  /** Stops intercepting requests and saving data (a second call does nothing). */
+  stop(): Promise<void>
 }
 
 /**
@@ -48,29 +53,44 @@ export interface BrowserSandbox {
 export async function startSandbox(options: BrowserSandboxOptions = {}): Promise<BrowserSandbox> {
   const {
     onUnhandledRequest = 'bypass',
+    onUnhandledFrame = onUnhandledRequest,
     quiet = false,
     persist = false,
     serviceWorkerUrl,
     ...sandboxOptions
   } = options
-  const sandbox = createSandbox(sandboxOptions)
+  const sandbox = createSandbox({
+    // Beside the app's own files, the document lives under the API's base path.
+    openApiPath: openApiPathFor(sandboxOptions.baseUrl),
+    ...sandboxOptions,
+  })
   const stopPersisting = persist
     ? persistInStorage(sandbox.db, persist === true ? 'shop-sandbox:db' : persist.key)
     : () => undefined
   const worker = setupWorker(...sandbox.handlers)
   await worker.start({
-    onUnhandledRequest,
+    ...unhandledOptions(onUnhandledFrame),
     quiet,
     ...(serviceWorkerUrl ? { serviceWorker: { url: serviceWorkerUrl } } : {}),
   })
+  let stopped = false
   return {
     sandbox,
     db: sandbox.db,
     worker,
     reset: () => sandbox.reset(),
-    stop() {
+    async stop() {
+      if (stopped) return
+      stopped = true
       stopPersisting()
-      worker.stop()
+      // msw 3's stop() is async and rejects when called twice; msw 2's returns nothing.
+      await worker.stop()
     },
   }
+}
+
+/** `/api/openapi.json` for a relative base URL `/api`, so the app's own `/openapi.json` stays its own. */
+function openApiPathFor(baseUrl = ''): string {
+  const { origin, basePath } = parseBaseUrl(baseUrl)
+  return origin === null ? `${basePath}/openapi.json` : '/openapi.json'
 }

@@ -1,4 +1,4 @@
-import { z } from 'zod'
+import * as z from 'zod'
 import { idSchema } from './fields.js'
 import { describeIssue } from './issues.js'
 import { orderTotal } from './money.js'

@@ -1,4 +1,4 @@
-import { z } from 'zod'
+import * as z from 'zod'
 import { toCents } from './money.js'
 import { documented } from './registry.js'
 

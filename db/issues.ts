@@ -1,4 +1,4 @@
-import type { z } from 'zod'
+import type * as z from 'zod'
 
 const typeNames: Record<string, string> = {
   int: 'an integer',

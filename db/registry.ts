@@ -1,4 +1,4 @@
-import { z } from 'zod'
+import * as z from 'zod'
 
 /** Documentation attached to a schema: its component name, a description, read-only-ness. */
 export interface SchemaDocs {

@@ -1,4 +1,5 @@
-import { base, en, Faker } from '@faker-js/faker'
+import { Faker } from '@faker-js/faker'
+import { seedLocale } from './faker-locale.js'
 import { orderTotal } from './money.js'
 import type { Order, OrderItem, OrderStatus } from './order-schema.js'
 import type { Product } from './product-schema.js'
@@ -72,7 +73,7 @@ export function seedData(options: SeedOptions = {}, onProgress?: ProgressReporte
   const counts = resolveSeedOptions(options)
   const total = counts.users + counts.products + counts.orders
   const report = (done: number) => onProgress?.('generating', done, total)
-  const faker = new Faker({ locale: [en, base], seed: counts.seed })
+  const faker = new Faker({ locale: [seedLocale], seed: counts.seed })
   const reference = Date.parse(REFERENCE_DATE)
   const users = seedUsers(faker, counts.users, reference, report)
   const products = seedProducts(faker, counts.products, reference)

@@ -1,4 +1,4 @@
-import { z } from 'zod'
+import * as z from 'zod'
 import { activitySchema, idSchema, readOnly, timestampSchema } from './fields.js'
 import { documented } from './registry.js'
 

@@ -49,7 +49,10 @@ export async function startDemoServer(
     }
     res.writeHead(200, { 'content-type': file[0], 'cache-control': 'no-store' }).end(file[1])
   })
-  await new Promise<void>((resolve) => server.listen(port, '127.0.0.1', resolve))
+  await new Promise<void>((resolve, reject) => {
+    server.once('error', reject)
+    server.listen(port, '127.0.0.1', resolve)
+  })
   const { port: actual } = server.address() as AddressInfo
   return {
     url: `http://127.0.0.1:${actual}/`,

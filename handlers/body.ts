@@ -1,4 +1,4 @@
-import { z } from 'zod'
+import * as z from 'zod'
 import { describeIssue } from '../db/issues.js'
 import { ApiError } from './api-error.js'
 import type { ApiRequest } from './exchange.js'

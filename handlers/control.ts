@@ -1,4 +1,4 @@
-import { z } from 'zod'
+import * as z from 'zod'
 import { checkDocument, dbDocumentSchema } from '../db/document.js'
 import { timestampSchema } from '../db/fields.js'
 import { documented } from '../db/registry.js'

@@ -1,4 +1,5 @@
 import type { ApiError } from './api-error.js'
+import type { BusinessCode } from './codes.js'
 import { codes } from './codes.js'
 import type { ApiResponse } from './exchange.js'
 
@@ -67,12 +68,18 @@ export interface SuccessEnvelope<T> {
   data: T
 }
 
-/** A failure response body: a business code of CONTRACT B5 and `data: null`. */
+/** A failure response body: a business code of CONTRACT B5 (never 0) and `data: null`. */
 export interface ErrorEnvelope {
-  code: number
+  code: Exclude<BusinessCode, 0>
   message: string
   data: null
 }
 
-/** Any response body of the API. */
+/**
+ * Any response body of the API: a union that narrows on `code`.
+ *
+ * @example
+ * const body: Envelope<ListPayload<User>> = await res.json()
+ * if (body.code === 0) body.data.list // typed, not null
+ */
 export type Envelope<T> = SuccessEnvelope<T> | ErrorEnvelope

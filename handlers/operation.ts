@@ -1,4 +1,4 @@
-import type { z } from 'zod'
+import type * as z from 'zod'
 import type { UserRole } from '../db/user-schema.js'
 import type { SandboxInstance } from '../sandbox/instance.js'
 import type { CodeName } from './codes.js'

@@ -4,7 +4,9 @@
  */
 
 export * from '../index.js'
-export type { SandboxServer, SandboxServerOptions, ServerTimeouts } from '../server/server.js'
-export { createSandboxServer, timeouts } from '../server/server.js'
-export type { SetupSandboxResult } from './setup-sandbox.js'
+export type { SandboxServer, SandboxServerOptions } from '../server/server.js'
+export type { ServerTimeouts } from '../server/timeouts.js'
+export { timeouts } from '../server/timeouts.js'
+export { createSandboxServer } from './create-server.js'
+export type { SandboxListenOptions, SetupSandboxResult } from './setup-sandbox.js'
 export { setupSandbox } from './setup-sandbox.js'

@@ -3,13 +3,29 @@ import { setupServer } from 'msw/node'
 import type { Sandbox } from '../sandbox/create-sandbox.js'
 import { createSandbox } from '../sandbox/create-sandbox.js'
 import type { SandboxOptions } from '../sandbox/options.js'
+import type { UnhandledStrategy } from '../sandbox/unhandled.js'
+import { unhandledOptions } from '../sandbox/unhandled.js'
+
+/** Options of `listen()`: either name of MSW's option works on msw 2 and msw 3. */
+export interface SandboxListenOptions {
+  /** What MSW does with requests no handler claims (msw's default: `'warn'`). */
+  onUnhandledRequest?: UnhandledStrategy
+  /** The same, under msw 3's name. */
+  onUnhandledFrame?: UnhandledStrategy
+}
 
 /**
  * MSW's server holding the sandbox's handlers, with the sandbox's own members on it too
  * (`reset()`, `db`, `snapshot()`, …: none of their names collide with MSW's), and both parts
- * also reachable as `server` and `sandbox`.
+ * also reachable as `server` and `sandbox`. `listen()` takes either name of the
+ * unhandled-request option, and `close()` may be called twice.
  */
-export type SetupSandboxResult = SetupServer & Sandbox & { server: SetupServer; sandbox: Sandbox }
+export type SetupSandboxResult = Omit<SetupServer, 'listen'> &
+  Sandbox & {
+    listen(options?: SandboxListenOptions): void
+    server: SetupServer
+    sandbox: Sandbox
+  }
 
 /**
  * A sandbox wired into MSW's `setupServer`, for Vitest and Jest.
@@ -23,6 +39,23 @@ export type SetupSandboxResult = SetupServer & Sandbox & { server: SetupServer; 
 export function setupSandbox(options: SandboxOptions = {}): SetupSandboxResult {
   const sandbox = createSandbox(options)
   const server = setupServer(...sandbox.handlers)
+  const listen = server.listen.bind(server)
+  const close = server.close.bind(server)
+  let listening = false
   Object.defineProperties(server, Object.getOwnPropertyDescriptors(sandbox))
-  return Object.assign(server, { server, sandbox }) as SetupSandboxResult
+  return Object.assign(server, {
+    server,
+    sandbox,
+    listen(listenOptions: SandboxListenOptions = {}) {
+      const strategy = listenOptions.onUnhandledFrame ?? listenOptions.onUnhandledRequest
+      listen((strategy ? unhandledOptions(strategy) : {}) as Parameters<SetupServer['listen']>[0])
+      listening = true
+    },
+    close() {
+      // msw 3 throws on a second close; msw 2 did nothing.
+      if (!listening) return
+      listening = false
+      close()
+    },
+  }) as SetupSandboxResult
 }

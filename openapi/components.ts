@@ -1,4 +1,4 @@
-import { z } from 'zod'
+import * as z from 'zod'
 import { documented, schemaRegistry } from '../db/registry.js'
 
 export type JsonSchema = Record<string, unknown>

@@ -1,4 +1,4 @@
-import type { z } from 'zod'
+import type * as z from 'zod'
 import type { CodeName } from '../handlers/codes.js'
 import { codes } from '../handlers/codes.js'
 import type { ControlOperation } from '../handlers/control.js'

@@ -84,7 +84,7 @@ export function createSandbox(options: SandboxOptions = {}): Sandbox {
     control: (request, path, instance) =>
       resolved.control ? handleControl(request, path, instance) : null,
     documents: (request, path) =>
-      path === '/openapi.json' ? openApiResponse(request, resolved) : null,
+      path === resolved.openApiPath ? openApiResponse(request, resolved) : null,
     onUnexpectedError: resolved.onUnexpectedError,
   }
   const handleRequest = (request: ApiRequest) => handle(host, request)

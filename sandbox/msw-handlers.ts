@@ -7,19 +7,19 @@ import { apiRoots } from '../handlers/routes.js'
 export interface Claim {
   origin: string | null
   basePath: string
+  openApiPath: string | null
 }
 
 /**
  * Whether a URL belongs to the sandbox: under the base URL, or the control API and
- * `/openapi.json` on the same origin. With a relative root base, only the API's own first
+ * the OpenAPI document on the same origin. With a relative root base, only the API's own first
  * segments (`/users`, `/products`, …) are claimed, so an app's pages and assets pass through.
  */
-export function claims({ origin, basePath }: Claim, url: URL): boolean {
+export function claims({ origin, basePath, openApiPath }: Claim, url: URL): boolean {
   const expected = origin ?? (typeof location === 'undefined' ? null : location.origin)
   if (expected !== null && url.origin !== expected) return false
   const path = url.pathname
-  if (path === '/__sandbox' || path.startsWith('/__sandbox/') || path === '/openapi.json')
-    return true
+  if (path === '/__sandbox' || path.startsWith('/__sandbox/') || path === openApiPath) return true
   if (basePath !== '') return path === basePath || path.startsWith(`${basePath}/`)
   if (origin !== null) return true
   return apiRoots.includes(path.split('/')[1] ?? '')

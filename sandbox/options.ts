@@ -1,4 +1,4 @@
-import { z } from 'zod'
+import * as z from 'zod'
 import { describeIssue } from '../db/issues.js'
 import type { ProgressReporter } from '../db/progress.js'
 import type { SeedOptions } from '../db/seed.js'
@@ -27,6 +27,11 @@ export interface SandboxOptions extends SeedOptions {
   dropRate?: number
   /** Serve the control API under `/__sandbox` (default true). */
   control?: boolean
+  /**
+   * Where the OpenAPI document is served (default `/openapi.json`; `false`: not at all).
+   * `startSandbox` puts it under a relative base URL instead, so it never shadows the app's files.
+   */
+  openApiPath?: string | false
   /** Live `X-Sandbox-Id` sandboxes kept at most; the least recently used goes first (default 1000). */
   maxSandboxes?: number
   /** The clock for timestamps and token expiry (default: the real one). */
@@ -42,6 +47,8 @@ export interface ResolvedOptions extends Required<SeedOptions> {
   basePath: string
   tokenTtl: number
   control: boolean
+  /** Where the OpenAPI document is served, or null when it is not. */
+  openApiPath: string | null
   maxSandboxes: number
   config: RuntimeConfig
   now: () => number
@@ -59,6 +66,9 @@ const optionsSchema = runtimeConfigPatchSchema.extend({
   baseUrl: z.string().max(2000).optional(),
   tokenTtl: z.int().min(optionLimits.tokenTtl[0]).max(optionLimits.tokenTtl[1]).default(3600),
   control: z.boolean().default(true),
+  openApiPath: z
+    .union([z.literal(false), z.string().regex(/^\/[^?#\s]*$/, 'must be a path starting with /')])
+    .default('/openapi.json'),
   maxSandboxes: z
     .int()
     .min(optionLimits.maxSandboxes[0])
@@ -74,13 +84,14 @@ export function resolveOptions(options: SandboxOptions = {}): ResolvedOptions {
       `Invalid sandbox options: ${parsed.error.issues.map((issue) => describeIssue(issue, 'options')).join('; ')}`,
     )
   }
-  const { baseUrl, tokenTtl, control, maxSandboxes, ...settings } = parsed.data
+  const { baseUrl, tokenTtl, control, openApiPath, maxSandboxes, ...settings } = parsed.data
   const { clock } = options
   return {
     ...resolveSeedOptions(options),
     ...parseBaseUrl(baseUrl ?? ''),
     tokenTtl,
     control,
+    openApiPath: openApiPath === false ? null : openApiPath,
     maxSandboxes,
     config: withSettings(defaultRuntimeConfig, settings),
     now: clock ? () => Number(clock()) : Date.now,

@@ -1,4 +1,4 @@
-import { z } from 'zod'
+import * as z from 'zod'
 import { definedOnly } from '../db/defined-only.js'
 import { documented } from '../db/registry.js'
 

@@ -15,6 +15,11 @@ import { fromNodeRequest, requestUrl } from './node-request.js'
 import { DataFile } from './persistence.js'
 import { requestLog } from './request-log.js'
 import { sendAnswer } from './respond.js'
+import type { ServerTimeouts } from './timeouts.js'
+import { timeouts } from './timeouts.js'
+
+export type { ServerTimeouts } from './timeouts.js'
+export { timeouts } from './timeouts.js'
 
 /** Options of {@link createSandboxServer}: the sandbox's, plus where and how to listen. */
 export interface SandboxServerOptions extends SandboxOptions {
@@ -75,26 +80,6 @@ export interface SandboxServer {
   readonly dataFile: 'loaded' | 'created' | null
   /** Stops accepting connections, lets requests in flight finish (up to 5 s), flushes the data file. */
   close(): Promise<void>
-}
-
-/** Timeouts, so slow or idle clients cannot hold the server (milliseconds). */
-export interface ServerTimeouts {
-  /** The request headers must arrive within this (also closes connections that send nothing). */
-  headersMs: number
-  /** The whole request, body included, must arrive within this. */
-  requestMs: number
-  /** An idle keep-alive connection is closed after this. */
-  keepAliveMs: number
-  /** On close, requests still running after this are cut. */
-  shutdownMs: number
-}
-
-/** The default timeouts. */
-export const timeouts: Readonly<ServerTimeouts> = {
-  headersMs: 10_000,
-  requestMs: 30_000,
-  keepAliveMs: 5_000,
-  shutdownMs: 5_000,
 }
 
 /** Methods a Fetch API `Request` cannot be made with: MSW never sees them, the pipeline answers. */

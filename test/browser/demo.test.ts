@@ -147,6 +147,19 @@ describe.runIf(run)('browser mode in Chromium', () => {
     expect(await page.locator('#users tr').count()).toBeGreaterThan(0)
   })
 
+  it('with baseUrl /api, serves its OpenAPI document under /api and leaves /openapi.json to the app', async () => {
+    const page = await open('?baseUrl=/api')
+    const document = await pageFetch(page, '/api/openapi.json')
+    expect(document.status).toBe(200)
+    expect(document.body.openapi).toBe('3.1.0')
+    expect((await pageFetch(page, '/api/users/1')).body.data.id).toBe(1)
+    const appFile = await page.evaluate(async () => {
+      const response = await fetch('/openapi.json')
+      return { status: response.status, text: await response.text() }
+    })
+    expect(appFile.text).not.toContain('"openapi"')
+  })
+
   it('lets a person create, edit, search and delete users in the demo UI', async () => {
     const page = await open()
     await page.fill('input[name=name]', 'ui-user')

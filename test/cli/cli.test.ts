@@ -89,7 +89,13 @@ describe('shop-sandbox CLI', () => {
     const dir = await mkdtemp(join(tmpdir(), 'shop-sandbox-init-'))
     const { code, stdout } = await cli('init', join(dir, 'public'))
     expect(code).toBe(0)
-    expect(stdout).toMatch(/wrote .*mockServiceWorker\.js \(msw 2\./)
+    const msw = JSON.parse(
+      await readFile(
+        fileURLToPath(new URL('../../node_modules/msw/package.json', import.meta.url)),
+        'utf8',
+      ),
+    ).version
+    expect(stdout).toContain(`mockServiceWorker.js (msw ${msw})`)
     expect(await readFile(join(dir, 'public', 'mockServiceWorker.js'), 'utf8')).toContain(
       'Mock Service Worker',
     )

@@ -19,6 +19,8 @@ import type { paths } from './schema.js'
 const client = createClient<paths>({
   baseUrl: process.env.SANDBOX_URL,
   headers: { Authorization: 'Bearer sandbox-admin-token' },
+  // fields is comma-separated (style form, explode false); openapi-fetch explodes arrays by default
+  querySerializer: { array: { style: 'form', explode: false } },
 })
 
 function ok<T>(result: { data?: T; error?: unknown; response: Response }): T {
@@ -29,6 +31,9 @@ function ok<T>(result: { data?: T; error?: unknown; response: Response }): T {
 const page = ok(await client.GET('/users', { params: { query: { pageSize: 5, sort: 'createdAt', order: 'desc', status: 'active' } } }))
 const total: number = page.data.total
 const names: string[] = page.data.list.map((user) => user.name)
+
+const sparse = ok(await client.GET('/users', { params: { query: { fields: ['id', 'name'], pageSize: 2 } } }))
+if (JSON.stringify(Object.keys(sparse.data.list[0]!)) !== '["id","name"]') throw new Error('fields ignored')
 
 const created = ok(await client.POST('/users', { body: { name: 'typed-client', email: 'typed@example.com' } }))
 const id: number = created.data.id

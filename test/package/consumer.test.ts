@@ -4,7 +4,8 @@ import { mkdir, mkdtemp, readdir, readFile, rm, writeFile } from 'node:fs/promis
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { fileURLToPath } from 'node:url'
-import { promisify } from 'node:util'
+import { promisify, stripVTControlCharacters } from 'node:util'
+import { transform } from 'esbuild'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 
 const exec = promisify(execFile)
@@ -15,6 +16,14 @@ const npm = process.platform === 'win32' ? 'npm.cmd' : 'npm'
 async function installedVersion(name: string): Promise<string> {
   return JSON.parse(await readFile(join(repo, 'node_modules', name, 'package.json'), 'utf8'))
     .version
+}
+
+/** A code block of the README, found by its first line. */
+async function readmeExample(firstLine: string): Promise<string> {
+  const readme = await readFile(join(repo, 'README.md'), 'utf8')
+  const start = readme.indexOf(`${firstLine}\n`)
+  if (start < 0) throw new Error(`README has no example starting ${firstLine}`)
+  return readme.slice(start, readme.indexOf('\n```', start) + 1)
 }
 
 let project = ''
@@ -36,9 +45,17 @@ beforeAll(async () => {
     JSON.stringify({ name: 'consumer', private: true, type: 'module' }),
   )
   const deps = await Promise.all(
-    ['msw', 'vitest', 'typescript', '@types/node'].map(
-      async (name) => `${name}@${await installedVersion(name)}`,
-    ),
+    [
+      'msw',
+      'vitest',
+      'typescript',
+      '@types/node',
+      'jest',
+      'jest-fixed-jsdom',
+      'babel-jest',
+      '@babel/core',
+      '@babel/preset-env',
+    ].map(async (name) => `${name}@${await installedVersion(name)}`),
   )
   await exec(
     npm,
@@ -60,7 +77,8 @@ beforeAll(async () => {
 
 afterAll(async () => {
   for (const child of children) child.kill('SIGKILL')
-  if (project) await rm(join(project, '..'), { recursive: true, force: true })
+  if (project && !process.env.KEEP_CONSUMER)
+    await rm(join(project, '..'), { recursive: true, force: true })
 })
 
 describe('the packed tarball, installed in a fresh project', () => {
@@ -74,7 +92,7 @@ describe('the packed tarball, installed in a fresh project', () => {
       false,
     )
     const { size } = await import('node:fs').then((fs) => fs.promises.stat(tarball))
-    expect(size).toBeLessThan(150_000)
+    expect(size).toBeLessThan(250_000)
   })
 
   it('(a) npx shop-sandbox --help, then serve on a free port and answer a request', async () => {
@@ -100,57 +118,14 @@ describe('the packed tarball, installed in a fresh project', () => {
     child.kill('SIGTERM')
   })
 
-  it('(b) a Vitest suite with setupServer(...createSandbox().handlers) and plain fetch passes', async () => {
-    await writeFile(
-      join(project, 'sandbox.test.ts'),
-      `import { setupServer } from 'msw/node'
-import { afterAll, afterEach, beforeAll, expect, it } from 'vitest'
-import { createSandbox, ErrorCode, type User } from 'shop-sandbox'
-import { setupSandbox } from 'shop-sandbox/node'
-
-const sandbox = createSandbox({ baseUrl: 'https://api.example.test' })
-const server = setupServer(...sandbox.handlers)
-beforeAll(() => server.listen({ onUnhandledRequest: 'error' }))
-afterEach(() => sandbox.reset())
-afterAll(() => server.close())
-const auth = { authorization: 'Bearer sandbox-admin-token', 'content-type': 'application/json' }
-
-it('creates a user', async () => {
-  const response = await fetch('https://api.example.test/users', {
-    method: 'POST', headers: auth, body: JSON.stringify({ name: 'consumer', email: 'consumer@example.com' }),
-  })
-  expect(response.status).toBe(201)
-  const user: User = (await response.json()).data
-  expect(user.id).toBe(51)
-  expect(sandbox.db.users.size).toBe(51)
-})
-
-it('starts again from the seeded data after reset()', async () => {
-  expect(sandbox.db.users.size).toBe(50)
-  const response = await fetch('https://api.example.test/users?keyword=consumer', { headers: auth })
-  expect((await response.json()).data.total).toBe(0)
-  const taken = await fetch('https://api.example.test/users', {
-    method: 'POST', headers: auth, body: JSON.stringify({ name: 'admin', email: 'a@example.com' }),
-  })
-  expect((await taken.json()).code).toBe(ErrorCode.usernameTaken)
-})
-
-it('setupSandbox wraps setupServer', () => {
-  const { server, sandbox } = setupSandbox({ baseUrl: 'https://other.example.test' })
-  expect(typeof server.listen).toBe('function')
-  expect(sandbox.db.users.size).toBe(50)
-})
-`,
-    )
+  it("(b) the README's Vitest example passes as written", async () => {
+    await writeFile(join(project, 'api.test.ts'), await readmeExample('// src/api.test.ts'))
     const { stdout } = await exec(
       join(project, 'node_modules', '.bin', 'vitest'),
-      ['run', '--reporter=verbose'],
-      {
-        cwd: project,
-        timeout: 120_000,
-      },
+      ['run', '--reporter=verbose', 'api.test.ts'],
+      { cwd: project, timeout: 120_000 },
     )
-    expect(stdout).toMatch(/3 passed/)
+    expect(stripVTControlCharacters(stdout)).toMatch(/Tests\s+3 passed \(3\)/)
   })
 
   it('(c) tsc --noEmit type-checks a file importing all three entry points', async () => {
@@ -181,16 +156,176 @@ const snapshot = sandbox.snapshot()
 sandbox.restore(snapshot)
 const first: User | undefined = sandbox.db.users.get(1)
 const code: 40001 = ErrorCode.usernameTaken
+declare const body: Envelope<ListPayload<User>>
+// The envelope is a union that narrows on \`code\`.
+const names: string[] = body.code === 0 ? body.data.list.map((user) => user.name) : []
+const failed: null = body.code !== 0 ? body.data : null
 const page: Envelope<ListPayload<Product>> = { code: 0, message: 'success', data: { list: [], total: 0, page: 1, pageSize: 20 } }
 const orders: readonly Order[] = sandbox.db.orders.all()
 const server: Promise<SandboxServer> = createSandboxServer({ port: 0 })
 const browser: (options: { persist: boolean }) => Promise<BrowserSandbox> = startSandbox
-export { first, code, page, orders, server, browser, setupSandbox }
+export { first, code, names, failed, page, orders, server, browser, setupSandbox }
 `,
     )
     await exec(join(project, 'node_modules', '.bin', 'tsc'), ['-p', '.'], {
       cwd: project,
       timeout: 120_000,
     })
+  })
+})
+
+describe('types and CommonJS, as other projects are set up', () => {
+  const tsc = () => join(project, 'node_modules', '.bin', 'tsc')
+
+  it('(d) attw: the types resolve the same as the code for every entry point and resolution', async () => {
+    const attw = join(repo, 'node_modules', '.bin', 'attw')
+    const { stdout } = await exec(attw, [tarball, '--format', 'ascii'], { timeout: 120_000 })
+    expect(stdout).toContain('No problems found')
+  })
+
+  it('(e) a CommonJS TypeScript project passes sandbox.handlers to setupServer and runs', async () => {
+    const folder = join(project, 'cjs')
+    await mkdir(folder, { recursive: true })
+    await writeFile(join(folder, 'package.json'), JSON.stringify({ type: 'commonjs' }))
+    await writeFile(
+      join(folder, 'tsconfig.json'),
+      JSON.stringify({
+        compilerOptions: {
+          target: 'ES2022',
+          module: 'NodeNext',
+          moduleResolution: 'NodeNext',
+          lib: ['ES2023', 'DOM'],
+          types: ['node'],
+          strict: true,
+          outDir: 'out',
+          skipLibCheck: false,
+        },
+        files: ['main.ts'],
+      }),
+    )
+    await writeFile(
+      join(folder, 'main.ts'),
+      `import { setupServer } from 'msw/node'
+import { ADMIN_TOKEN, createSandbox, type Envelope, type User } from 'shop-sandbox'
+import { setupSandbox } from 'shop-sandbox/node'
+
+const sandbox = createSandbox({ baseUrl: 'https://api.cjs.test' })
+const server = setupServer(...sandbox.handlers)
+server.listen()
+async function main() {
+  const response = await fetch('https://api.cjs.test/users/1', { headers: { authorization: \`Bearer \${ADMIN_TOKEN}\` } })
+  const body = (await response.json()) as Envelope<User>
+  server.close()
+  const helper = setupSandbox({ baseUrl: 'https://helper.cjs.test' })
+  helper.listen({ onUnhandledRequest: 'error' })
+  const second = await fetch('https://helper.cjs.test/products?pageSize=1', { headers: { authorization: \`Bearer \${ADMIN_TOKEN}\` } })
+  helper.close()
+  helper.close()
+  console.log(JSON.stringify({ email: body.code === 0 ? body.data.email : null, products: second.status }))
+}
+void main()
+`,
+    )
+    await exec(tsc(), ['-p', '.'], { cwd: folder, timeout: 120_000 })
+    const { stdout } = await exec(process.execPath, ['out/main.js'], { cwd: folder })
+    expect(JSON.parse(stdout)).toEqual({ email: 'admin@example.com', products: 200 })
+  })
+
+  it('(f) TypeScript with moduleResolution node (node10) finds all three entry points', async () => {
+    const folder = join(project, 'node10')
+    await mkdir(folder, { recursive: true })
+    await writeFile(
+      join(folder, 'tsconfig.json'),
+      JSON.stringify({
+        compilerOptions: {
+          target: 'ES2020',
+          module: 'CommonJS',
+          moduleResolution: 'node',
+          lib: ['ES2022', 'DOM'],
+          types: [],
+          strict: true,
+          noEmit: true,
+          skipLibCheck: true,
+        },
+        files: ['check.ts'],
+      }),
+    )
+    await writeFile(
+      join(folder, 'check.ts'),
+      `import { createSandbox, ErrorCode, type User } from 'shop-sandbox'
+import { setupSandbox } from 'shop-sandbox/node'
+import { startSandbox } from 'shop-sandbox/browser'
+
+const user: User | undefined = createSandbox().db.users.get(1)
+const code: 40400 = ErrorCode.notFound
+export { user, code, setupSandbox, startSandbox }
+`,
+    )
+    await exec(tsc(), ['-p', '.'], { cwd: folder, timeout: 120_000 })
+  })
+})
+
+/** The README's Vitest example as a Jest test: in JavaScript, on Jest's globals. */
+async function jestTest(): Promise<string> {
+  const typescript = (await readmeExample('// src/api.test.ts')).replace(
+    /^import .* from 'vitest'\n/m,
+    '',
+  )
+  return (await transform(typescript, { loader: 'ts', format: 'esm' })).code
+}
+
+describe('Jest 30, as the README sets it up', () => {
+  const jest = () => join(project, 'node_modules', '.bin', 'jest')
+  const mswMajor = async () => Number((await installedVersion('msw')).split('.')[0])
+
+  async function runJest(folder: string, nodeOptions: string): Promise<string> {
+    // Run from the folder, as a project of its own: babel reads babel.config.js from the cwd.
+    const { stderr } = await exec(jest(), ['--ci'], {
+      cwd: folder,
+      timeout: 120_000,
+      env: { ...process.env, NODE_OPTIONS: nodeOptions, NODE_ENV: 'test' },
+    })
+    return stderr
+  }
+
+  for (const environment of ['node', 'jest-fixed-jsdom']) {
+    it(`ESM mode (--experimental-vm-modules), testEnvironment ${environment}`, async () => {
+      const folder = join(project, `jest-esm-${environment}`)
+      await mkdir(folder, { recursive: true })
+      await writeFile(join(folder, 'package.json'), JSON.stringify({ type: 'module' }))
+      await writeFile(
+        join(folder, 'jest.config.js'),
+        `export default { testEnvironment: '${environment}', transform: {} }\n`,
+      )
+      await writeFile(join(folder, 'api.test.js'), await jestTest())
+      const output = await runJest(folder, '--experimental-vm-modules --no-warnings')
+      expect(output).toMatch(/Tests:\s+3 passed, 3 total/)
+    })
+  }
+
+  it("CommonJS mode with babel-jest, per msw's Jest recipe for the installed major", async () => {
+    const folder = join(project, 'jest-cjs')
+    await mkdir(folder, { recursive: true })
+    await writeFile(join(folder, 'package.json'), JSON.stringify({ type: 'commonjs' }))
+    await writeFile(
+      join(folder, 'babel.config.js'),
+      `module.exports = { presets: [['@babel/preset-env', { targets: { node: 'current' } }]] }\n`,
+    )
+    // msw 2's CommonJS build requires three ESM-only packages, which babel must transform;
+    // msw 3 is ESM-only and needs Jest's require(esm), on Node 24.9+ with the VM modules flag.
+    const msw2 = (await mswMajor()) === 2
+    await writeFile(
+      join(folder, 'jest.config.js'),
+      msw2
+        ? `module.exports = {
+  testEnvironment: 'jest-fixed-jsdom',
+  transform: { '\\\\.[cm]?[jt]sx?$': 'babel-jest' },
+  transformIgnorePatterns: ['/node_modules/(?!(rettime|until-async|@open-draft/deferred-promise)/)'],
+}\n`
+        : `module.exports = { testEnvironment: 'jest-fixed-jsdom' }\n`,
+    )
+    await writeFile(join(folder, 'api.test.js'), await jestTest())
+    const output = await runJest(folder, msw2 ? '' : '--experimental-vm-modules --no-warnings')
+    expect(output).toMatch(/Tests:\s+3 passed, 3 total/)
   })
 })

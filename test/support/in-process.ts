@@ -2,6 +2,7 @@ import { setupServer } from 'msw/node'
 import { afterAll, afterEach, beforeAll } from 'vitest'
 import type { SandboxOptions } from '../../index.js'
 import { createSandbox } from '../../index.js'
+import { unhandledOptions } from '../../sandbox/unhandled.js'
 import { clientFor } from './client.js'
 
 export const API = 'https://api.shop.test'
@@ -13,7 +14,7 @@ export const API = 'https://api.shop.test'
 export function useInProcessSandbox(options: SandboxOptions = {}) {
   const sandbox = createSandbox({ baseUrl: API, ...options })
   const server = setupServer(...sandbox.handlers)
-  beforeAll(() => server.listen({ onUnhandledRequest: 'error' }))
+  beforeAll(() => server.listen(unhandledOptions('error')))
   afterEach(() => sandbox.reset())
   afterAll(() => server.close())
   return { sandbox, call: clientFor(API) }

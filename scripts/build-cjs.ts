@@ -1,0 +1,63 @@
+/**
+ * The CommonJS half of the package, for `require('shop-sandbox')` and Jest's CommonJS runtime:
+ * every module of `dist/` (but the ESM-only CLI) turned into CommonJS under `dist/cjs/`, beside
+ * a copy of its `.d.ts` (so a CommonJS TypeScript consumer resolves msw's types the same way its
+ * own code does). faker 10 ships only ESM, which Jest's CommonJS runtime cannot load, so the
+ * seeder's part of it is bundled in as `dist/cjs/vendor/faker.js`.
+ *
+ * Runs after `tsc` in `npm run build`.
+ */
+import { build } from 'esbuild'
+import { copyFileSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs'
+import { dirname, join, relative } from 'node:path'
+
+const dist = 'dist'
+const out = join(dist, 'cjs')
+/** Folders of dist/ that stay ESM only: the CLI (yargs is ESM-only) and the CommonJS copy itself. */
+const esmOnly = new Set(['bin', 'cjs'])
+
+function files(folder: string): string[] {
+  return readdirSync(folder, { withFileTypes: true }).flatMap((entry) => {
+    const path = join(folder, entry.name)
+    if (entry.isDirectory()) return folder === dist && esmOnly.has(entry.name) ? [] : files(path)
+    return [path]
+  })
+}
+
+const all = files(dist)
+await build({
+  entryPoints: all.filter((file) => file.endsWith('.js')),
+  outdir: out,
+  outbase: dist,
+  format: 'cjs',
+  platform: 'node',
+  target: 'node20',
+  logLevel: 'warning',
+  // import() becomes require(): Jest's CommonJS runtime has no dynamic import without flags.
+  supported: { 'dynamic-import': false },
+  define: { 'import.meta.url': '__importMetaUrl' },
+  banner: { js: `const __importMetaUrl = require('node:url').pathToFileURL(__filename).href;` },
+})
+await build({
+  stdin: { contents: `export { Faker } from '@faker-js/faker'`, resolveDir: '.' },
+  bundle: true,
+  outfile: join(out, 'vendor', 'faker.js'),
+  format: 'cjs',
+  platform: 'node',
+  target: 'node20',
+  minify: true,
+  legalComments: 'inline',
+  logLevel: 'warning',
+})
+for (const file of all.filter((name) => name.endsWith('.d.ts'))) {
+  const target = join(out, relative(dist, file))
+  mkdirSync(dirname(target), { recursive: true })
+  copyFileSync(file, target)
+}
+// The seeder requires the bundled faker instead of the ESM-only package.
+const seed = join(out, 'db', 'seed.js')
+const source = readFileSync(seed, 'utf8')
+const patched = source.replace('require("@faker-js/faker")', 'require("../vendor/faker.js")')
+if (patched === source) throw new Error(`${seed}: no require("@faker-js/faker") to replace`)
+writeFileSync(seed, patched)
+writeFileSync(join(out, 'package.json'), `${JSON.stringify({ type: 'commonjs' })}\n`)

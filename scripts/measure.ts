@@ -1,0 +1,85 @@
+/**
+ * Measures what the README states about the package and rewrites its block between
+ * `<!-- measured:start -->` and `<!-- measured:end -->`: the tarball (size, files), the install
+ * footprint of `shop-sandbox` + `msw` in a fresh project (packages, MB), and the minified size
+ * the sandbox adds to a browser bundle.
+ *
+ *   npm run measure      (after npm run build)
+ */
+import { execFileSync } from 'node:child_process'
+import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import { join, resolve } from 'node:path'
+import { build } from 'esbuild'
+
+const repo = resolve(import.meta.dirname, '..')
+const work = mkdtempSync(join(tmpdir(), 'shop-sandbox-measure-'))
+const sh = (command: string, args: string[], cwd: string) =>
+  execFileSync(command, args, { cwd, encoding: 'utf8', stdio: ['ignore', 'pipe', 'pipe'] })
+const kB = (bytes: number) => `${Math.round(bytes / 1000)} kB`
+
+try {
+  const [pack] = JSON.parse(
+    sh('npm', ['pack', '--json', '--ignore-scripts', '--pack-destination', work], repo),
+  ) as { filename: string; size: number; unpackedSize: number; entryCount: number }[]
+  const app = join(work, 'app')
+  mkdirSync(app)
+  writeFileSync(
+    join(app, 'package.json'),
+    JSON.stringify({ name: 'app', private: true, type: 'module' }),
+  )
+  const msw = JSON.parse(readFileSync(join(repo, 'node_modules/msw/package.json'), 'utf8')).version
+  sh(
+    'npm',
+    [
+      'install',
+      '--prefer-offline',
+      '--no-audit',
+      '--no-fund',
+      join(work, pack!.filename),
+      `msw@${msw}`,
+    ],
+    app,
+  )
+  const packages = sh('npm', ['ls', '--all', '--parseable'], app).trim().split('\n').length - 1
+  const megabytes = Number(sh('du', ['-sk', 'node_modules'], app).split('\t')[0]) / 1024
+  writeFileSync(
+    join(app, 'entry.js'),
+    `import { startSandbox } from 'shop-sandbox/browser'\nstartSandbox()\n`,
+  )
+  const bundle = async (external: string[]) =>
+    (
+      await build({
+        entryPoints: [join(app, 'entry.js')],
+        bundle: true,
+        minify: true,
+        write: false,
+        format: 'esm',
+        platform: 'browser',
+        external,
+        logLevel: 'silent',
+      })
+    ).outputFiles[0]!.contents.byteLength
+  const [alone, withMsw] = [await bundle(['msw', 'msw/*']), await bundle([])]
+  const date = new Date().toISOString().slice(0, 10)
+  const block = [
+    '<!-- measured:start (npm run measure rewrites this block) -->',
+    `Measured ${date} by \`npm run measure\`, with msw ${msw}:`,
+    '',
+    '| what | size |',
+    '| --- | --- |',
+    `| \`npm pack\` tarball | ${kB(pack!.size)} (${kB(pack!.unpackedSize)} unpacked, ${pack!.entryCount} files) |`,
+    `| \`npm install shop-sandbox msw\` in an empty project | ${packages} packages, ${megabytes.toFixed(1)} MB |`,
+    `| what \`startSandbox\` adds to a browser bundle (minified, msw not counted) | ${kB(alone)} |`,
+    `| the same with msw | ${kB(withMsw)} |`,
+    '<!-- measured:end -->',
+  ].join('\n')
+  const readmePath = join(repo, 'README.md')
+  const readme = readFileSync(readmePath, 'utf8')
+  const updated = readme.replace(/<!-- measured:start[\s\S]*?<!-- measured:end -->/, block)
+  if (updated === readme && !readme.includes(block)) throw new Error('README has no measured block')
+  writeFileSync(readmePath, updated)
+  console.log(block)
+} finally {
+  rmSync(work, { recursive: true, force: true })
+}
