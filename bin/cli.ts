@@ -133,9 +133,21 @@ export async function runCli(argv: string[]): Promise<void> {
             type: 'string',
           })
           .option('cors-origin', {
-            describe: 'Allowed CORS origin (repeatable; default: any)',
+            describe:
+              "Origin allowed to call from a browser besides loopback ones (repeatable; '*': any)",
             type: 'string',
             array: true,
+          })
+          .option('allowed-hosts', {
+            describe:
+              'Host name accepted besides loopback and the bound address (repeatable; all: no check)',
+            type: 'string',
+            array: true,
+            coerce: (hosts: string[]) => {
+              if (hosts.length === 0 || hosts.some((host) => host.trim() === ''))
+                throw new Error('--allowed-hosts needs a host name (or all)')
+              return hosts
+            },
           })
           .option('transport', {
             describe:
@@ -177,6 +189,9 @@ export async function runCli(argv: string[]): Promise<void> {
             maxSandboxes: args.maxSandboxes,
             ...(args.data ? { data: args.data } : {}),
             ...(args.corsOrigin ? { corsOrigin: args.corsOrigin } : {}),
+            ...(args.allowedHosts
+              ? { allowedHosts: args.allowedHosts.includes('all') ? 'all' : args.allowedHosts }
+              : {}),
             transport: args.transport,
             quiet: args.quiet,
           },
@@ -191,8 +206,9 @@ export async function runCli(argv: string[]): Promise<void> {
     .wrap(Math.min(110, process.stdout.columns ?? 110))
     .fail((message, error) => {
       if (error && !message) throw error
-      console.error(`shop-sandbox: ${message ?? error?.message}`)
-      console.error("Run 'shop-sandbox --help' for the options.")
+      console.error(
+        `shop-sandbox: ${message ?? error?.message} (run 'shop-sandbox --help' for the options)`,
+      )
       process.exit(USAGE_ERROR)
     })
     .parseAsync()

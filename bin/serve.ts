@@ -13,11 +13,6 @@ export async function serve(
   version: string,
 ): Promise<void> {
   const { quiet, ...serverOptions } = options
-  if (!loopback.has(options.host ?? '127.0.0.1')) {
-    console.warn(
-      `shop-sandbox: warning: listening on ${options.host}, so other machines can reach the sandbox and its fixed tokens`,
-    )
-  }
   let server: Awaited<ReturnType<typeof createSandboxServer>>
   const progress = startupProgress()
   try {
@@ -29,22 +24,14 @@ export async function serve(
     progress.stop()
   } catch (error) {
     progress.stop()
-    const code = (error as NodeJS.ErrnoException).code
-    if (code === 'EADDRINUSE') {
-      console.error(
-        `shop-sandbox: port ${options.port} is in use; pass --port 0 for a free one, or another port`,
-      )
-    } else if (
-      error instanceof DataFileError ||
-      error instanceof RangeError ||
-      error instanceof TypeError
-    ) {
-      console.error(`shop-sandbox: ${error.message}`)
-    } else {
-      console.error('shop-sandbox: could not start:', error)
-    }
+    console.error(`shop-sandbox: ${startupMessage(error, options)}`)
     process.exitCode = 1
     return
+  }
+  if (!loopback.has(options.host ?? '127.0.0.1')) {
+    console.warn(
+      `shop-sandbox: warning: listening on ${options.host}, so other machines can reach the sandbox and its fixed tokens`,
+    )
   }
   const { users, products, orders } = server.sandbox.db
   const { seed } = server.sandbox.options
@@ -68,4 +55,35 @@ export async function serve(
   }
   process.once('SIGINT', stop)
   process.once('SIGTERM', stop)
+}
+
+/** One line saying what stopped the start and what to do about it (no stack trace). */
+export function startupMessage(error: unknown, options: SandboxServerOptions): string {
+  if (error instanceof DataFileError || error instanceof RangeError || error instanceof TypeError)
+    return error.message
+  const { code, message, path, syscall } = error as NodeJS.ErrnoException
+  const host = options.host ?? '127.0.0.1'
+  switch (code) {
+    case 'EADDRINUSE':
+      return `port ${options.port} is in use; pass --port 0 for a free one, or another port`
+    case 'EACCES':
+      if (syscall === 'listen')
+        return `no permission to listen on port ${options.port}; pick a port above 1023`
+      return `no permission to use ${path ?? options.data}; pick another --data file`
+    case 'ENOTFOUND':
+    case 'EAI_AGAIN':
+      return `cannot listen on --host ${host}: no such host; use 127.0.0.1 or an address of this machine`
+    case 'EADDRNOTAVAIL':
+      return `cannot listen on --host ${host}: not an address of this machine; use 127.0.0.1 or 0.0.0.0`
+    case 'ENOENT':
+      return `cannot create the data file ${options.data}: its folder does not exist; create it or pick another --data path`
+    case 'ENOTDIR':
+      return `cannot create the data file ${options.data}: a part of its path is a file, not a folder`
+    case 'EISDIR':
+      return `--data ${options.data} is a folder; give a file path such as ${options.data}/sandbox.json`
+    case 'EROFS':
+      return `cannot write the data file ${options.data}: the file system is read-only`
+    default:
+      return `could not start: ${String(message ?? error).split('\n')[0]}`
+  }
 }

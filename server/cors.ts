@@ -1,4 +1,5 @@
 import type { IncomingMessage, ServerResponse } from 'node:http'
+import type { OriginPolicy } from './guard.js'
 
 /** Request headers a browser may send cross-origin (CONTRACT B6). */
 export const corsAllowedHeaders = [
@@ -23,19 +24,10 @@ const allowedMethods = 'GET,HEAD,PUT,PATCH,POST,DELETE'
 const exposed = corsExposedHeaders.join(',')
 const allowedHeaders = corsAllowedHeaders.join(',')
 
-/** Which origins get CORS headers: a list, or any. */
-export type OriginPolicy = (origin: string) => boolean
-
-/** Any origin, or only the listed ones. */
-export function originPolicy(origins?: readonly string[]): OriginPolicy {
-  if (!origins) return () => true
-  const allowed = new Set(origins)
-  return (origin) => allowed.has(origin)
-}
-
 /**
- * CORS of CONTRACT B6: the response headers for an allowed origin, and preflights answered 204
- * without authentication. Returns true when it answered (a preflight), false to go on.
+ * CORS of CONTRACT B6 and C3: the response headers for an allowed origin, and preflights
+ * answered 204 without authentication. Returns `answered` for a preflight it answered,
+ * `refused` for an origin that is not allowed (the caller answers 403), `next` to go on.
  * Without an `Origin` (curl, servers, tests) the answer is the same for everyone: two
  * constant headers.
  */
@@ -43,23 +35,23 @@ export function applyCors(
   req: IncomingMessage,
   res: ServerResponse,
   allows: OriginPolicy,
-): boolean {
+): 'answered' | 'refused' | 'next' {
   const origin = req.headers.origin
   const preflight = req.method === 'OPTIONS' && req.headers['access-control-request-method']
   if (origin === undefined) {
     res.setHeader('access-control-allow-origin', '*')
     if (!preflight) {
       res.setHeader('access-control-expose-headers', exposed)
-      return false
+      return 'next'
     }
   } else {
     res.setHeader('vary', 'Origin')
-    if (!allows(origin)) return false
+    if (!allows(origin)) return 'refused'
     res.setHeader('access-control-allow-origin', origin)
     res.setHeader('access-control-allow-credentials', 'true')
     if (!preflight) {
       res.setHeader('access-control-expose-headers', exposed)
-      return false
+      return 'next'
     }
   }
   res.setHeader('access-control-allow-methods', allowedMethods)
@@ -68,5 +60,5 @@ export function applyCors(
   res.setHeader('content-length', '0')
   res.writeHead(204)
   res.end()
-  return true
+  return 'answered'
 }

@@ -8,13 +8,15 @@ import { requestIdFor } from '../handlers/pipeline.js'
 import type { Sandbox } from '../sandbox/create-sandbox.js'
 import { createSandbox } from '../sandbox/create-sandbox.js'
 import type { SandboxOptions } from '../sandbox/options.js'
-import { applyCors, originPolicy } from './cors.js'
+import { applyCors } from './cors.js'
+import type { AllowedHosts } from './guard.js'
+import { hostGuard, originPolicy, originRefused } from './guard.js'
 import { docsPage } from './docs-page.js'
 import type { Frame } from './msw-transport.js'
 import { fromNodeRequest, requestUrl } from './node-request.js'
 import { DataFile } from './persistence.js'
 import { requestLog } from './request-log.js'
-import { sendAnswer } from './respond.js'
+import { discardBody, sendAnswer } from './respond.js'
 import type { ServerTimeouts } from './timeouts.js'
 import { timeouts } from './timeouts.js'
 
@@ -33,8 +35,16 @@ export interface SandboxServerOptions extends SandboxOptions {
   log?: (line: string) => void
   /** Keep the data in this JSON file: loaded at start, written after every change. */
   data?: string
-  /** Allowed CORS origins (default: any). */
+  /**
+   * Origins besides loopback ones (`http://localhost:5173`, …) that may call from a browser;
+   * `'*'` allows any (CONTRACT C3). Others are refused 403 / 40300.
+   */
   corsOrigin?: string[]
+  /**
+   * Host names accepted in the `Host` header besides loopback names and the bound address;
+   * `'all'` turns the check off (CONTRACT C3; stops DNS rebinding).
+   */
+  allowedHosts?: AllowedHosts
   /** Override some of the {@link timeouts}. */
   timeouts?: Partial<ServerTimeouts>
   /**
@@ -105,6 +115,7 @@ export async function createSandboxServer(
     log,
     data,
     corsOrigin,
+    allowedHosts = [],
     transport = 'fast',
     timeouts: timeoutOverrides,
     ...sandboxOptions
@@ -118,6 +129,7 @@ export async function createSandboxServer(
   const outcome = dataFile ? await dataFile.open(sandboxOptions.onProgress) : null
   const listener = requestListener(sandbox, {
     origins: originPolicy(corsOrigin),
+    hosts: hostGuard(allowedHosts, host),
     log: log ? requestLog(log) : undefined,
     msw: transport === 'msw' ? await (await import('./msw-transport.js')).mswFrame(sandbox) : null,
   })
@@ -171,17 +183,29 @@ export async function createSandboxServer(
 
 interface ListenerOptions {
   origins: ReturnType<typeof originPolicy>
+  hosts: ReturnType<typeof hostGuard>
   log: ReturnType<typeof requestLog> | undefined
   /** The `msw` transport's frame, or null for the lean path. */
   msw: Frame | null
 }
 
 /**
- * One request, front to back: a request id on every answer, the request log, CORS, then the
+ * One request, front to back: a request id on every answer, the request log, the Host and
+ * Origin checks of CONTRACT C3, CORS, then the
  * reference page, and everything else to the sandbox's pipeline (through MSW's middleware with
  * the `msw` transport, for the requests its handler claims).
  */
 function requestListener(sandbox: Sandbox, options: ListenerOptions) {
+  const refuse = (req: IncomingMessage, res: ServerResponse, error: ApiError) => {
+    res.once('finish', () => {
+      if (!req.complete) discardBody(req)
+    })
+    const answer = failure(error)
+    sendAnswer(req, res, {
+      ...answer,
+      headers: { ...answer.headers, 'x-request-id': String(res.getHeader('x-request-id')) },
+    })
+  }
   const docs = docsPage()
   const { onUnexpectedError } = sandbox.options
   const pipeline = (req: IncomingMessage, res: ServerResponse, url: URL) => {
@@ -206,7 +230,11 @@ function requestListener(sandbox: Sandbox, options: ListenerOptions) {
       sendAnswer(req, res, { ...answer, headers: { ...answer.headers, 'x-request-id': id } })
       return
     }
-    if (applyCors(req, res, options.origins)) return
+    const refusal = options.hosts(req.headers.host)
+    if (refusal) return refuse(req, res, refusal)
+    const cors = applyCors(req, res, options.origins)
+    if (cors === 'answered') return
+    if (cors === 'refused') return refuse(req, res, originRefused(req.headers.origin!))
     if (docs(req, res, url.pathname)) return
     const { msw } = options
     if (

@@ -146,6 +146,20 @@ describe('shop-sandbox CLI', () => {
     expect(output()).toContain('warning: listening on 0.0.0.0')
   })
 
+  it.each([
+    [['--data', '/missing/folder/x.json'], 1, 'its folder does not exist'],
+    [['--host', 'no-such-host.invalid'], 1, 'no such host'],
+    [['--users', 'abc'], 2, '--users must be an integer'],
+    [['--allowed-hosts'], 2, 'allowed-hosts'],
+    [['--bogus'], 2, 'Unknown argument: bogus'],
+  ])('a bad start (%j) is one line on stderr and exit %i', async (args, exitCode, text) => {
+    const { code, stderr } = await cli(...args, '--port', '0')
+    expect(code).toBe(exitCode)
+    const lines = stderr.trim().split('\n')
+    expect(lines).toHaveLength(1)
+    expect(lines[0]).toContain(text)
+  })
+
   it('says so when the port is taken', async () => {
     const first = await start('--port', '0')
     const port = new URL(first.url).port

@@ -59,13 +59,13 @@ describe.each(['fast', 'msw'] as const)('over real HTTP (%s transport)', (transp
     const response = await fetch(`${http.server.url}/users`, {
       method: 'OPTIONS',
       headers: {
-        origin: 'http://app.example',
+        origin: 'http://localhost:5173',
         'access-control-request-method': 'POST',
         'access-control-request-headers': 'authorization, content-type, x-sandbox-id',
       },
     })
     expect(response.status).toBe(204)
-    expect(response.headers.get('access-control-allow-origin')).toBe('http://app.example')
+    expect(response.headers.get('access-control-allow-origin')).toBe('http://localhost:5173')
     const allowed = response.headers.get('access-control-allow-headers')!.toLowerCase()
     for (const header of [
       'authorization',
@@ -85,7 +85,7 @@ describe.each(['fast', 'msw'] as const)('over real HTTP (%s transport)', (transp
     const response = await fetch(`${http.server.url}/users`, {
       method: 'OPTIONS',
       headers: {
-        origin: 'http://app.example',
+        origin: 'http://localhost:5173',
         'access-control-request-method': 'GET',
         'x-request-id': 'preflight-7',
       },
@@ -95,8 +95,8 @@ describe.each(['fast', 'msw'] as const)('over real HTTP (%s transport)', (transp
   })
 
   it('exposes X-Request-Id to cross-origin callers', async () => {
-    const reply = await call('GET', '/users/1', { headers: { origin: 'http://app.example' } })
-    expect(reply.headers.get('access-control-allow-origin')).toBe('http://app.example')
+    const reply = await call('GET', '/users/1', { headers: { origin: 'http://localhost:5173' } })
+    expect(reply.headers.get('access-control-allow-origin')).toBe('http://localhost:5173')
     expect(reply.headers.get('access-control-expose-headers')).toContain('X-Request-Id')
   })
 
@@ -189,7 +189,7 @@ describe('CORS for clients that send no Origin (curl, servers, tests)', () => {
     expect(response.headers.get('x-request-id')).toBeTruthy()
   })
 
-  it('with --cors-origin, only the listed origins are allowed', async () => {
+  it('with --cors-origin, the listed origins are allowed too', async () => {
     const { createSandboxServer } = await import('../../node/index.js')
     const restricted = await createSandboxServer({
       port: 0,
@@ -203,9 +203,115 @@ describe('CORS for clients that send no Origin (curl, servers, tests)', () => {
       const other = await fetch(`${restricted.url}/products`, {
         headers: { origin: 'http://other.example' },
       })
+      expect(other.status).toBe(403)
       expect(other.headers.get('access-control-allow-origin')).toBeNull()
     } finally {
       await restricted.close()
+    }
+  })
+})
+
+/** A request with exactly these headers (fetch would set Host itself). */
+function rawGet(url: string, headers: Record<string, string>) {
+  return new Promise<{ status: number; body: string; headers: Record<string, unknown> }>(
+    (resolve, reject) => {
+      const request = rawRequest(url, { headers }, (response) => {
+        let body = ''
+        response.on('data', (chunk) => (body += chunk))
+        response.on('end', () =>
+          resolve({ status: response.statusCode!, body, headers: response.headers }),
+        )
+      })
+      request.on('error', reject)
+      request.end()
+    },
+  )
+}
+
+describe('CONTRACT C3: Host and Origin checks', () => {
+  const guarded = useSandboxServer()
+  const admin = { authorization: 'Bearer sandbox-admin-token' }
+
+  it.each(['localhost', 'localhost:4010', 'app.localhost', '127.0.0.1:9', '[::1]:4010'])(
+    'Host %s is served',
+    async (host) => {
+      const reply = await rawGet(`${guarded.server.url}/users/1`, { ...admin, host })
+      expect(reply.status).toBe(200)
+    },
+  )
+
+  it.each(['rebind.attacker.example:4010', 'example.com', '192.168.1.20', 'localhost.evil.test'])(
+    'Host %s (DNS rebinding) is refused 403 / 40300 naming the host and the flag, before anything runs',
+    async (host) => {
+      const reply = await rawGet(`${guarded.server.url}/__sandbox/db`, { host })
+      expect(reply.status).toBe(403)
+      const body = JSON.parse(reply.body)
+      expect(body).toMatchObject({ code: 40300, data: null })
+      expect(body.message).toContain(host)
+      expect(body.message).toContain('--allowed-hosts')
+    },
+  )
+
+  it.each([
+    'http://evil.example',
+    'https://localhost.evil.test',
+    'null',
+    'http://192.168.1.20:5173',
+  ])(
+    'Origin %s is refused 403 / 40300 naming the origin and --cors-origin, even for a preflight',
+    async (origin) => {
+      const reply = await fetch(`${guarded.server.url}/__sandbox/config`, {
+        method: 'PATCH',
+        headers: { origin, 'content-type': 'application/json' },
+        body: JSON.stringify({ errorRate: 1 }),
+      })
+      expect(reply.status).toBe(403)
+      expect(reply.headers.get('access-control-allow-origin')).toBeNull()
+      const body = await reply.json()
+      expect(body).toMatchObject({ code: 40300, data: null })
+      expect(body.message).toContain(`origin '${origin}'`)
+      expect(body.message).toContain('--cors-origin')
+      const preflight = await fetch(`${guarded.server.url}/__sandbox/db`, {
+        method: 'OPTIONS',
+        headers: { origin, 'access-control-request-method': 'PUT' },
+      })
+      expect(preflight.status).toBe(403)
+      const config = await (await fetch(`${guarded.server.url}/__sandbox/config`)).json()
+      expect(config.data.errorRate).toBe(0)
+    },
+  )
+
+  it.each([
+    'http://localhost:5173',
+    'https://127.0.0.1',
+    'http://[::1]:3000',
+    'http://LOCALHOST:1',
+  ])('Origin %s (loopback) gets CORS headers', async (origin) => {
+    const reply = await fetch(`${guarded.server.url}/users/1`, { headers: { ...admin, origin } })
+    expect(reply.status).toBe(200)
+    expect(reply.headers.get('access-control-allow-origin')).toBe(origin)
+  })
+
+  it("--allowed-hosts adds names, 'all' turns the check off; --cors-origin '*' allows any origin", async () => {
+    const { createSandboxServer } = await import('../../node/index.js')
+    const named = await createSandboxServer({ port: 0, allowedHosts: ['sandbox.test'] })
+    const open = await createSandboxServer({ port: 0, allowedHosts: 'all', corsOrigin: ['*'] })
+    try {
+      expect(
+        (await rawGet(`${named.url}/users/1`, { ...admin, host: 'sandbox.test:80' })).status,
+      ).toBe(200)
+      expect((await rawGet(`${named.url}/users/1`, { ...admin, host: 'other.test' })).status).toBe(
+        403,
+      )
+      expect(
+        (await rawGet(`${open.url}/users/1`, { ...admin, host: 'anything.test' })).status,
+      ).toBe(200)
+      const any = await fetch(`${open.url}/users/1`, {
+        headers: { ...admin, origin: 'https://app.example.com' },
+      })
+      expect(any.headers.get('access-control-allow-origin')).toBe('https://app.example.com')
+    } finally {
+      await Promise.all([named.close(), open.close()])
     }
   })
 })

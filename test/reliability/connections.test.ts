@@ -50,7 +50,7 @@ describe('connection faults: the server keeps serving', () => {
     for (let i = 0; i < 5; i++) {
       const socket = await open()
       socket.write(
-        'POST /users HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer sandbox-admin-token\r\nContent-Type: application/json\r\nContent-Length: 500\r\n\r\n{"name":"half',
+        'POST /users HTTP/1.1\r\nHost: localhost\r\nAuthorization: Bearer sandbox-admin-token\r\nContent-Type: application/json\r\nContent-Length: 500\r\n\r\n{"name":"half',
       )
       socket.destroy()
     }
@@ -62,7 +62,7 @@ describe('connection faults: the server keeps serving', () => {
     const socket = await open()
     const closed = closedBy(socket, 5000)
     socket.write(
-      'POST /users HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer sandbox-admin-token\r\nContent-Type: application/json\r\nContent-Length: 100\r\n\r\n{"na',
+      'POST /users HTTP/1.1\r\nHost: localhost\r\nAuthorization: Bearer sandbox-admin-token\r\nContent-Type: application/json\r\nContent-Length: 100\r\n\r\n{"na',
     )
     await stillServing()
     const answer = await closed
@@ -101,7 +101,7 @@ describe.each(['fast', 'msw'] as const)('odd request targets (%s transport)', (t
     const socket = connect(odd.port, '127.0.0.1')
     const answer = closedBy(socket, 3000)
     socket.write(
-      `${method} ${target} HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer sandbox-admin-token\r\nConnection: close\r\n\r\n`,
+      `${method} ${target} HTTP/1.1\r\nHost: localhost\r\nAuthorization: Bearer sandbox-admin-token\r\nConnection: close\r\n\r\n`,
     )
     return answer
   }

@@ -22,7 +22,7 @@ export function browserAvailable(): boolean {
 }
 
 /** Debian's Chromium, headless, with the flags this machine needs (no sandbox as root, no network chatter). */
-export function launchChromium(): Promise<Browser> {
+export function launchChromium(extraArgs: string[] = []): Promise<Browser> {
   return chromium.launch({
     executablePath: chromiumPath,
     headless: true,
@@ -33,6 +33,7 @@ export function launchChromium(): Promise<Browser> {
       '--disable-component-update',
       '--disable-sync',
       '--no-first-run',
+      ...extraArgs,
     ],
   })
 }

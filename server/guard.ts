@@ -1,0 +1,90 @@
+import { isIP } from 'node:net'
+import { ApiError } from '../handlers/api-error.js'
+
+/**
+ * CONTRACT C3: who may talk to a sandbox left running. The `Host` check stops DNS rebinding
+ * (a page whose name resolves to 127.0.0.1 would otherwise be same-origin with the sandbox),
+ * as Vite's `server.allowedHosts` and webpack-dev-server's `allowedHosts` do; the `Origin`
+ * check stops pages on other sites from reading or changing anything.
+ */
+
+/** `all` turns the Host check off; otherwise extra names allowed besides loopback and the bound address. */
+export type AllowedHosts = readonly string[] | 'all'
+
+/** The value of `--cors-origin` that allows every origin. */
+export const ANY_ORIGIN = '*'
+
+const loopbackNames = new Set(['localhost', '127.0.0.1', '::1', '[::1]'])
+const wildcardAddresses = new Set(['0.0.0.0', '::', '[::]'])
+
+/** `localhost`, `*.localhost`, 127.0.0.0/8 and `::1`: names and addresses that only mean this machine. */
+export function isLoopback(hostname: string): boolean {
+  const name = hostname.toLowerCase().replace(/\.$/, '')
+  return (
+    loopbackNames.has(name) ||
+    name.endsWith('.localhost') ||
+    (isIP(name) === 4 && name.startsWith('127.'))
+  )
+}
+
+/** The host name of a `Host` header (`[::1]:4010` → `[::1]`, `Example.test:80` → `example.test`). */
+function hostnameOf(host: string): string {
+  const bracketed = /^\[([^\]]*)\](?::\d*)?$/.exec(host)
+  if (bracketed) return `[${bracketed[1]!.toLowerCase()}]`
+  return host.replace(/:\d*$/, '').toLowerCase()
+}
+
+/**
+ * The Host check: a function answering null when the `Host` header is allowed, or the 403 to
+ * send. Bound to a wildcard address (`0.0.0.0`), IP literals are allowed too: they are the
+ * machine's own addresses, and rebinding needs a name.
+ */
+export function hostGuard(
+  allowed: AllowedHosts,
+  boundHost: string,
+): (host: string | undefined) => ApiError | null {
+  if (allowed === 'all') return () => null
+  const extra = new Set(allowed.map((name) => hostnameOf(name)))
+  const bound = hostnameOf(
+    boundHost.includes(':') && !boundHost.startsWith('[') ? `[${boundHost}]` : boundHost,
+  )
+  const anyAddress = wildcardAddresses.has(bound) || wildcardAddresses.has(boundHost)
+  return (host) => {
+    if (host === undefined) return null
+    const name = hostnameOf(host)
+    const bare = name.startsWith('[') ? name.slice(1, -1) : name
+    if (isLoopback(bare) || name === bound || extra.has(name) || (anyAddress && isIP(bare) !== 0))
+      return null
+    return ApiError.of(
+      'permissionDenied',
+      `host '${host.slice(0, 200)}' is not allowed: start the sandbox with --allowed-hosts ${name.slice(0, 200)} (or --allowed-hosts all)`,
+    )
+  }
+}
+
+/** Which origins may call the sandbox from a browser: loopback by default, a list, or any. */
+export type OriginPolicy = (origin: string) => boolean
+
+/** `http(s)://localhost`, `127.0.0.1`, `[::1]` on any port (CONTRACT C3). */
+export function isLoopbackOrigin(origin: string): boolean {
+  const match = /^https?:\/\/(\[[^\]]*\]|[^/:]+)(?::\d+)?$/i.exec(origin)
+  if (!match) return false
+  const host = match[1]!.toLowerCase()
+  return isLoopback(host.startsWith('[') ? host.slice(1, -1) : host)
+}
+
+/** Loopback origins, plus the listed ones; `*` in the list allows any. */
+export function originPolicy(origins: readonly string[] = []): OriginPolicy {
+  if (origins.includes(ANY_ORIGIN)) return () => true
+  const allowed = new Set(origins.map((origin) => origin.replace(/\/+$/, '').toLowerCase()))
+  return (origin) => isLoopbackOrigin(origin) || allowed.has(origin.toLowerCase())
+}
+
+/** The 403 for a request from an origin that is not allowed. */
+export function originRefused(origin: string): ApiError {
+  const shown = origin.slice(0, 200)
+  return ApiError.of(
+    'permissionDenied',
+    `origin '${shown}' is not allowed: start the sandbox with --cors-origin ${shown} (or --cors-origin '*')`,
+  )
+}
