@@ -1,7 +1,9 @@
 import yargs from 'yargs'
 import { countLimits, seedDefaults } from '../db/seed.js'
 import { optionLimits } from '../sandbox/options.js'
-import { basePathFlag, delayFlag, integerFlag, rateFlag } from './flags.js'
+import bytes from 'bytes'
+import { defaultLimits, limitBounds } from '../sandbox/limits.js'
+import { basePathFlag, bytesFlag, delayFlag, integerFlag, rateFlag } from './flags.js'
 import { init } from './init.js'
 import { printOpenApi } from './openapi.js'
 import { packageInfo } from './package-info.js'
@@ -128,6 +130,38 @@ export async function runCli(argv: string[]): Promise<void> {
             default: 1000,
             coerce: integerFlag('max-sandboxes', ...optionLimits.maxSandboxes),
           })
+          .option('journal-size', {
+            describe: "Requests kept in each sandbox's journal (0: no journal)",
+            default: defaultLimits.journal.size,
+            coerce: integerFlag('journal-size', ...limitBounds.journalSize),
+          })
+          .option('journal-body-bytes', {
+            describe:
+              'Size of a request body the journal keeps, redacted and cut past it (0: none)',
+            default: bytes.format(defaultLimits.journal.bodyBytes),
+            coerce: bytesFlag('journal-body-bytes', ...limitBounds.journalBodyBytes),
+          })
+          .option('journal-bytes', {
+            describe: "Size one sandbox's journal may take (oldest entries dropped)",
+            default: bytes.format(defaultLimits.journal.bytes),
+            coerce: bytesFlag('journal-bytes', ...limitBounds.journalBytes),
+          })
+          .option('max-sessions', {
+            describe: 'Live session tokens per sandbox (POST /sessions gets 429 past it)',
+            default: defaultLimits.maxSessions,
+            coerce: integerFlag('max-sessions', ...limitBounds.maxSessions),
+          })
+          .option('sandboxes-memory', {
+            describe:
+              'Memory all X-Sandbox-Id sandboxes may hold together (least recently used dropped; default: a quarter of the heap, at most 512mb)',
+            type: 'string',
+            coerce: bytesFlag('sandboxes-memory', ...limitBounds.sandboxesMemory),
+          })
+          .option('max-document-bytes', {
+            describe: 'Largest PUT /__sandbox/db body',
+            default: bytes.format(defaultLimits.maxDocumentBytes),
+            coerce: bytesFlag('max-document-bytes', ...limitBounds.maxDocumentBytes),
+          })
           .option('data', {
             describe: 'Keep the data in this JSON file (loaded at start, written on change)',
             type: 'string',
@@ -187,6 +221,14 @@ export async function runCli(argv: string[]): Promise<void> {
             auth: args.auth,
             control: args.control,
             maxSandboxes: args.maxSandboxes,
+            journalSize: args.journalSize,
+            journalBodyBytes: args.journalBodyBytes,
+            journalBytes: args.journalBytes,
+            maxSessions: args.maxSessions,
+            maxDocumentBytes: args.maxDocumentBytes,
+            ...(args.sandboxesMemory === undefined
+              ? {}
+              : { sandboxesMemory: args.sandboxesMemory }),
             ...(args.data ? { data: args.data } : {}),
             ...(args.corsOrigin ? { corsOrigin: args.corsOrigin } : {}),
             ...(args.allowedHosts

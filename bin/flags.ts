@@ -1,3 +1,5 @@
+import bytes from 'bytes'
+
 /** Flag parsers for the CLI: each returns the value or throws a one-line message naming the flag. */
 
 export function integerFlag(name: string, min: number, max: number) {
@@ -39,4 +41,18 @@ export function basePathFlag(raw: unknown): string {
     throw new Error(`--base-path must look like /api or /api/v1, got '${text}'`)
   }
   return text.replace(/\/$/, '')
+}
+
+/** A size like `16384`, `16kb` or `4mb` (the `bytes` package's format), within bounds. */
+export function bytesFlag(name: string, min: number, max: number) {
+  return (raw: unknown): number => {
+    const text = String(raw)
+    const value = /^\d+(?:\.\d+)?\s*(?:b|kb|mb|gb)?$/i.test(text) ? bytes.parse(text) : null
+    if (value === null || !Number.isSafeInteger(value) || value < min || value > max) {
+      throw new Error(
+        `--${name} must be a size from ${bytes.format(min)} to ${bytes.format(max)} (like 16kb or 4mb), got '${text}'`,
+      )
+    }
+    return value
+  }
 }

@@ -1,5 +1,5 @@
 import * as z from 'zod'
-import { idSchema } from './fields.js'
+import { idSchema, MAX_ID } from './fields.js'
 import { describeIssue } from './issues.js'
 import { orderTotal } from './money.js'
 import { orderSchema } from './order-schema.js'
@@ -24,7 +24,15 @@ export const dbDocumentSchema = documented(
 export type DocumentCheck = { ok: true; document: DbDocument } | { ok: false; problem: string }
 
 /** The id sequences of a snapshot: the next id of each collection. */
-const nextIdsSchema = z.object({ users: idSchema, products: idSchema, orders: idSchema })
+const nextIdSchema = z
+  .int()
+  .min(1)
+  .max(MAX_ID + 1)
+const nextIdsSchema = z.object({
+  users: nextIdSchema,
+  products: nextIdSchema,
+  orders: nextIdSchema,
+})
 
 /**
  * {@link checkDocument}, plus the snapshot's id sequences when it has them (`nextIds`, as

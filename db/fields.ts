@@ -2,8 +2,14 @@ import * as z from 'zod'
 import { toCents } from './money.js'
 import { documented } from './registry.js'
 
-/** A record id: a positive safe integer, assigned by the sandbox (CONTRACT B1). */
-export const idSchema = z.int().min(1)
+/**
+ * The largest id (2^31 − 1, a 32-bit signed integer as many real APIs use): documents with
+ * larger ids are refused, so an id sequence never leaves the integers every client handles.
+ */
+export const MAX_ID = 2 ** 31 - 1
+
+/** A record id: a positive integer up to {@link MAX_ID}, assigned by the sandbox (CONTRACT B1). */
+export const idSchema = z.int().min(1).max(MAX_ID)
 
 /** ISO 8601 UTC timestamp with milliseconds, e.g. `2026-03-04T05:06:07.000Z`. */
 export const timestampSchema = z.iso.datetime({ precision: 3 })

@@ -35,10 +35,15 @@ export const uniqueKeys = {
 function createTables() {
   return {
     users: new Table<User, 'name' | 'email'>({
+      name: 'users',
       unique: { name: { key: uniqueKeys.users.name }, email: { key: uniqueKeys.users.email } },
     }),
-    products: new Table<Product, 'sku'>({ unique: { sku: { key: uniqueKeys.products.sku } } }),
+    products: new Table<Product, 'sku'>({
+      name: 'products',
+      unique: { sku: { key: uniqueKeys.products.sku } },
+    }),
     orders: new Table<Order, never, 'userId'>({
+      name: 'orders',
       groups: { userId: { key: (order) => order.userId } },
     }),
   }

@@ -1,5 +1,6 @@
 import type { SortKey } from './sorted-index.js'
 import { SortedIndex } from './sorted-index.js'
+import { MAX_ID } from './fields.js'
 
 /** A record kept in a table: immutable once stored, identified by its id. */
 export interface Row {
@@ -17,6 +18,8 @@ export interface GroupIndex<T> {
 }
 
 export interface TableOptions<T extends Row, U extends string, G extends string> {
+  /** The collection's name, for messages (e.g. `users`). */
+  name?: string
   unique?: Record<U, UniqueIndex<T>>
   groups?: Record<G, GroupIndex<T>>
 }
@@ -38,8 +41,10 @@ export class Table<T extends Row, U extends string = never, G extends string = n
   /** Sorted views by field (built on first use). */
   readonly #sorted = new Map<string, SortedIndex<T>>()
   #nextId = 1
+  readonly name: string
 
   constructor(options: TableOptions<T, U, G> = {}) {
+    this.name = options.name ?? 'records'
     for (const [name, index] of Object.entries(options.unique ?? {}) as Array<
       [U, UniqueIndex<T>]
     >) {
@@ -108,8 +113,9 @@ export class Table<T extends Row, U extends string = never, G extends string = n
     return index
   }
 
-  /** Stores a new record under the next id and returns it. */
+  /** Stores a new record under the next id and returns it; past {@link MAX_ID}, {@link IdsExhausted}. */
   insert(values: Omit<T, 'id'>): T {
+    if (this.#nextId > MAX_ID) throw new IdsExhausted(this.name)
     const record = deepFreeze({ id: this.#nextId, ...values } as unknown as T)
     this.#assertUnique(record)
     this.#index(record)
@@ -230,4 +236,11 @@ function isAscending(records: readonly Row[]): boolean {
     if (records[i - 1]!.id >= records[i]!.id) return false
   }
   return true
+}
+
+/** A table whose id sequence reached {@link MAX_ID}: no record can be created until it is reset. */
+export class IdsExhausted extends RangeError {
+  constructor(readonly table: string) {
+    super(`${table}: every id up to ${MAX_ID} is used`)
+  }
 }

@@ -6,18 +6,42 @@ import type { ApiRequest } from './exchange.js'
 /** Bodies larger than this are refused with 413 / 41300 (CONTRACT B5). */
 export const BODY_LIMIT = 1024 * 1024
 
+/** JSON nested deeper than this is refused 400 / 40004 before it is parsed (C3). */
+export const MAX_JSON_DEPTH = 64
+
+/** How deep arrays and objects nest in a JSON text, stopping early past `max` (no recursion). */
+export function jsonDepthExceeds(text: string, max: number): boolean {
+  let depth = 0
+  let inString = false
+  for (let index = 0; index < text.length; index++) {
+    const char = text.charCodeAt(index)
+    if (inString) {
+      if (char === 92 /* \\ */) index++
+      else if (char === 34 /* " */) inString = false
+    } else if (char === 34) inString = true
+    else if (char === 123 /* { */ || char === 91 /* [ */) {
+      if (++depth > max) return true
+    } else if (char === 125 /* } */ || char === 93 /* ] */) depth--
+  }
+  return false
+}
+
 const jsonType = /^application\/(?:json|[\w.+-]+\+json)\s*(?:;|$)/i
 
 /**
  * Reads a JSON request body in the order of CONTRACT B4: size (413), then media type (415),
  * then JSON syntax (400 / 40004).
  */
-export async function readJsonBody(request: ApiRequest, limit = BODY_LIMIT): Promise<unknown> {
+export async function readJsonBody(
+  request: ApiRequest,
+  limit = BODY_LIMIT,
+  onBytes?: (bytes: number) => void,
+): Promise<unknown> {
   const declared = request.header('content-length')
   const tooLarge = () =>
     ApiError.of(
       'payloadTooLarge',
-      `body larger than ${limit === BODY_LIMIT ? '1 MiB' : `${limit} bytes`}`,
+      `body larger than ${limit === BODY_LIMIT ? '1 MiB' : `${limit} bytes`}${limit === BODY_LIMIT ? '' : ' (see --max-document-bytes)'}`,
     )
   if (declared !== null && Number(declared) > limit) throw tooLarge()
   const type = request.header('content-type')
@@ -29,6 +53,7 @@ export async function readJsonBody(request: ApiRequest, limit = BODY_LIMIT): Pro
     throw ApiError.of('malformedJson', 'malformed JSON body: the body was cut off')
   }
   if (bytes === 'too-large') throw tooLarge()
+  onBytes?.(bytes.byteLength)
   if (type === null || !jsonType.test(type)) {
     throw ApiError.of(
       'unsupportedMediaType',
@@ -43,6 +68,11 @@ export async function readJsonBody(request: ApiRequest, limit = BODY_LIMIT): Pro
   } catch {
     throw ApiError.of('malformedJson', 'malformed JSON body: not valid UTF-8')
   }
+  if (jsonDepthExceeds(text, MAX_JSON_DEPTH))
+    throw ApiError.of(
+      'malformedJson',
+      `malformed JSON body: nested deeper than ${MAX_JSON_DEPTH} levels`,
+    )
   try {
     return JSON.parse(text)
   } catch (error) {

@@ -12,13 +12,11 @@ import type { ApiRequest, ApiResponse } from './exchange.js'
 import { parsePaging } from './list-query.js'
 import { operationFor, Router } from './router.js'
 
-/** Data documents may be larger than API bodies (1 MiB): they hold the whole data set. */
-export const DOCUMENT_LIMIT = 64 * 1024 * 1024
-
 export interface ControlContext {
   request: ApiRequest
   instance: SandboxInstance
-  readJson(limit?: number): Promise<unknown>
+  /** Reads the JSON body up to `limit` bytes; `bytes` hears how many there were. */
+  readJson(limit?: number, onBytes?: (bytes: number) => void): Promise<unknown>
 }
 
 export interface ControlOperation {
@@ -114,10 +112,12 @@ export const controlRouter = new Router<ControlOperation>([
           body: dbDocumentSchema,
         },
         async run({ instance, readJson }) {
-          const check = checkDocument(await readJson(DOCUMENT_LIMIT))
+          let bytes = 0
+          const body = await readJson(instance.limits.maxDocumentBytes, (n) => (bytes = n))
+          const check = checkDocument(body)
           if (!check.ok)
             throw ApiError.of('validationFailed', `validation failed: ${check.problem}`)
-          instance.store.restore(check.document)
+          instance.replaceData(check.document, bytes)
           return success(counts(instance))
         },
       },
@@ -211,6 +211,10 @@ export function handleControl(
   if (!match) throw ApiError.of('notFound', `no control route ${request.method} /__sandbox${path}`)
   const operation = operationFor(match.route, request.method)
   return Promise.resolve(
-    operation.run({ request, instance, readJson: (limit) => readJsonBody(request, limit) }),
+    operation.run({
+      request,
+      instance,
+      readJson: (limit, onBytes) => readJsonBody(request, limit, onBytes),
+    }),
   )
 }

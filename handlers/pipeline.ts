@@ -1,5 +1,6 @@
 import type { SandboxInstance } from '../sandbox/instance.js'
 import { drawDelay } from '../sandbox/runtime-config.js'
+import { IdsExhausted } from '../db/table.js'
 import { ApiError } from './api-error.js'
 import { authenticate } from './auth.js'
 import { codes } from './codes.js'
@@ -18,6 +19,8 @@ export interface PipelineHost {
   readonly basePath: string
   /** The sandbox for an `X-Sandbox-Id` (null: the default one), created on first use. */
   instanceFor(name: string | null): SandboxInstance
+  /** After each request to a sandbox: keeps the named sandboxes within their memory budget. */
+  settle(instance: SandboxInstance): void
   /** Milliseconds since the epoch (a settable clock for tests). */
   now(): number
   /** Handles `/__sandbox/...` (the control API), or null when it is off. */
@@ -58,12 +61,16 @@ async function dispatch(host: PipelineHost, request: ApiRequest): Promise<ApiRes
   const underBase = basePath === '' || pathname === basePath || pathname.startsWith(`${basePath}/`)
   if (!isControl && !underBase) throw noRoute(request)
   const instance = host.instanceFor(sandboxId(request))
-  if (isControl) {
-    const answer = host.control(request, pathname.slice(CONTROL_PREFIX.length) || '/', instance)
-    if (!answer) throw noRoute(request)
-    return answer
+  try {
+    if (isControl) {
+      const answer = host.control(request, pathname.slice(CONTROL_PREFIX.length) || '/', instance)
+      if (!answer) throw noRoute(request)
+      return await answer
+    }
+    return await journaled(host, instance, request, pathname.slice(basePath.length) || '/')
+  } finally {
+    host.settle(instance)
   }
-  return journaled(host, instance, request, pathname.slice(basePath.length) || '/')
 }
 
 /** Runs an API request and records it in the sandbox's journal. */
@@ -75,7 +82,7 @@ async function journaled(
 ): Promise<ApiResponse> {
   const at = host.now()
   const started = performance.now()
-  const seen: { body?: unknown } = {}
+  const seen: { body?: unknown; bytes?: number } = {}
   let response: ApiResponse
   try {
     response = await runApi(host, instance, request, path, seen)
@@ -102,7 +109,7 @@ async function runApi(
   instance: SandboxInstance,
   request: ApiRequest,
   path: string,
-  seen: { body?: unknown },
+  seen: { body?: unknown; bytes?: number },
 ): Promise<ApiResponse> {
   const { config } = instance
   const requestedDelay = delayHeader(request)
@@ -142,13 +149,16 @@ async function runApi(
     now: () => new Date(host.now()).toISOString(),
     wantsRepresentation: preferences.representation,
     async readJson() {
-      const body = await readJsonBody(request)
+      const body = await readJsonBody(request, undefined, (bytes) => (seen.bytes = bytes))
       seen.body = body
       return body
     },
   }
   const response = await operation.run(context)
-  if (WRITES.has(request.method) && response.status < 300) instance.store.changed()
+  if (WRITES.has(request.method) && response.status < 300) {
+    instance.store.changed()
+    instance.wrote(seen.bytes ?? 0)
+  }
   return response
 }
 
@@ -201,6 +211,14 @@ function noRoute(request: ApiRequest): ApiError {
 
 function toErrorResponse(host: PipelineHost, error: unknown): ApiResponse {
   if (error instanceof ApiError) return failure(error)
+  if (error instanceof IdsExhausted) {
+    return failure(
+      ApiError.of(
+        'validationFailed',
+        `validation failed: id: ${error.message}; delete ${error.table} or reset the data`,
+      ),
+    )
+  }
   host.onUnexpectedError(error)
   return failure(ApiError.of('internalError'))
 }

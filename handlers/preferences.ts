@@ -10,16 +10,75 @@ export interface Preferences {
   code?: number
 }
 
+/**
+ * Reads `Prefer` as RFC 7240 says: comma-separated preferences (one header or several),
+ * each `token[=value]` with optional `;parameters`, values as tokens or quoted strings,
+ * names case-insensitive, and only the first of a repeated preference counts.
+ */
 export function parsePrefer(request: ApiRequest): Preferences {
   const header = request.header('prefer')
   const preferences: Preferences = { representation: false }
   if (header === null) return preferences
-  for (const part of header.split(/[,;]/)) {
-    const [key = '', value = ''] = part.split('=').map((token) => token.trim().toLowerCase())
-    if (key === 'return' && value === 'representation') preferences.representation = true
-    if (key === 'code' && /^\d{3}$/.test(value)) preferences.code = Number(value)
+  const seen = new Set<string>()
+  for (const [name, value] of preferenceList(header.slice(0, 4096))) {
+    if (seen.has(name)) continue
+    seen.add(name)
+    if (name === 'return' && value?.toLowerCase() === 'representation')
+      preferences.representation = true
+    if (name === 'code' && value !== undefined && /^\d{3}$/.test(value))
+      preferences.code = Number(value)
   }
   return preferences
+}
+
+/** `[name, value]` of each preference in a `Prefer` value; parameters after `;` are skipped. */
+export function preferenceList(header: string): Array<[string, string | undefined]> {
+  const list: Array<[string, string | undefined]> = []
+  let index = 0
+  const skipSpace = () => {
+    while (header[index] === ' ' || header[index] === '\t') index++
+  }
+  const token = () => {
+    const start = index
+    while (index < header.length && !/[\s,;="]/.test(header[index]!)) index++
+    return header.slice(start, index)
+  }
+  const word = () => {
+    if (header[index] !== '"') return token()
+    let text = ''
+    index++
+    while (index < header.length && header[index] !== '"') {
+      if (header[index] === '\\') index++
+      text += header[index] ?? ''
+      index++
+    }
+    index++
+    return text
+  }
+  /** `name[=value]` at the cursor. */
+  const pair = (): [string, string | undefined] => {
+    skipSpace()
+    const name = token().toLowerCase()
+    skipSpace()
+    if (header[index] !== '=') return [name, undefined]
+    index++
+    skipSpace()
+    return [name, word()]
+  }
+  while (index < header.length) {
+    const preference = pair()
+    skipSpace()
+    while (header[index] === ';') {
+      index++
+      pair()
+      skipSpace()
+    }
+    if (preference[0] !== '') list.push(preference)
+    // Anything malformed up to the next comma is skipped, as a recipient may ignore it.
+    while (index < header.length && header[index] !== ',') index++
+    index++
+  }
+  return list
 }
 
 /**

@@ -73,13 +73,19 @@ export function createSandbox(options: SandboxOptions = {}): Sandbox {
       config: resolved.config,
       tokenTtl: resolved.tokenTtl,
       clock: resolved.now,
-      journalSize: 1000,
+      limits: resolved.limits,
       onProgress: name === null ? options.onProgress : undefined,
     })
-  const registry = new InstanceRegistry(makeInstance(null), resolved.maxSandboxes, makeInstance)
+  const registry = new InstanceRegistry(
+    makeInstance(null),
+    resolved.maxSandboxes,
+    makeInstance,
+    resolved.limits.sandboxesMemory,
+  )
   const host: PipelineHost = {
     basePath: resolved.basePath,
     instanceFor: (name) => registry.get(name),
+    settle: (instance) => registry.settle(instance),
     now: resolved.now,
     control: (request, path, instance) =>
       resolved.control ? handleControl(request, path, instance) : null,

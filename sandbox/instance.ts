@@ -6,6 +6,13 @@ import { createPrng, hashString } from './prng.js'
 import type { RuntimeConfig } from './runtime-config.js'
 import { withSettings } from './runtime-config.js'
 import { Sessions } from './sessions.js'
+import type { SandboxLimits } from './limits.js'
+import { SESSION_BYTES } from './limits.js'
+
+/** Records and indexes take about this many times the bytes of the JSON they came from. */
+const WRITE_FACTOR = 3
+/** Bytes every write costs besides its body (a replaced record, index entries). */
+const WRITE_OVERHEAD = 512
 
 export interface InstanceOptions {
   /** The `X-Sandbox-Id` it serves; null for the default sandbox. */
@@ -16,7 +23,7 @@ export interface InstanceOptions {
   config: RuntimeConfig
   tokenTtl: number
   clock: () => number
-  journalSize: number
+  limits: SandboxLimits
   /** Hears how loading the seed into this sandbox's indexes advances. */
   onProgress?: ProgressReporter | undefined
 }
@@ -30,26 +37,47 @@ export class SandboxInstance {
   readonly store: Store
   readonly sessions: Sessions
   readonly journal: Journal
+  readonly limits: SandboxLimits
   config: RuntimeConfig
   /** Decides fault injection; reseeded on reset and when the rates change. */
   faultRandom: () => number
   /** Draws delays within a range. */
   delayRandom: () => number
   readonly #options: InstanceOptions
+  /** Estimated bytes of data written since the seed (documents and bodies of writes). */
+  #written = 0
 
   constructor(options: InstanceOptions) {
     this.#options = options
     this.name = options.name
+    this.limits = options.limits
     this.store = new Store(options.seed, options.onProgress)
-    this.sessions = new Sessions(options.tokenTtl, options.clock)
-    this.journal = new Journal(options.journalSize)
+    this.sessions = new Sessions(options.tokenTtl, options.clock, options.limits.maxSessions)
+    this.journal = new Journal(options.limits.journal)
     this.config = { ...options.config }
     this.faultRandom = this.#random(1)
     this.delayRandom = this.#random(2)
   }
 
+  /** Estimated bytes this sandbox holds beyond the shared seed: journal, sessions, written data. */
+  get estimatedBytes(): number {
+    return this.journal.bytes + this.sessions.size * SESSION_BYTES + this.#written
+  }
+
+  /** Counts data a write added (a body of `bytes` bytes becomes records and index entries). */
+  wrote(bytes: number): void {
+    this.#written += WRITE_OVERHEAD + bytes * WRITE_FACTOR
+  }
+
+  /** Replaces the data with a document of `bytes` bytes (already validated). */
+  replaceData(document: Parameters<Store['restore']>[0], bytes: number): void {
+    this.store.restore(document)
+    this.#written = bytes * WRITE_FACTOR
+  }
+
   /** Back to the seeded data: sessions end and the random streams restart. */
   resetData(): void {
+    this.#written = 0
     this.store.restore(this.#options.seed)
     this.sessions.clear()
     this.reseed()

@@ -29,50 +29,102 @@ export interface JournalRecord {
   responseCode: number | null
 }
 
+/** How much a journal keeps (CONTRACT C3: bounds in bytes as well as counts). */
+export interface JournalLimits {
+  /** Requests kept at most; 0 turns the journal off. */
+  size: number
+  /** Bytes of one request body kept (redacted JSON); longer ones are cut with a marker; 0 keeps none. */
+  bodyBytes: number
+  /** Bytes all kept entries may take (estimated); the oldest go first. */
+  bytes: number
+}
+
+export const defaultJournalLimits: Readonly<JournalLimits> = {
+  size: 1000,
+  bodyBytes: 16 * 1024,
+  bytes: 4 * 1024 * 1024,
+}
+
+/** An entry as kept: the body as (possibly cut) redacted JSON text, and its estimated size. */
+interface Kept extends Omit<JournalRecord, 'body'> {
+  id: number
+  bodyText?: string
+  /** The full length of a body that was cut. */
+  cutFrom?: number
+  bytes: number
+}
+
+/** What an entry costs besides its strings (object, numbers, slots), in bytes. */
+const ENTRY_OVERHEAD = 200
+
 /**
- * The last `capacity` API requests of a sandbox, oldest first: a ring buffer, so recording a
- * request costs the same when the journal is full.
+ * The last API requests of a sandbox, oldest first, within a count and a byte budget: a body
+ * is kept as redacted JSON text up to a size, so one huge request cannot hold megabytes.
  */
 export class Journal {
-  #slots: Array<JournalRecord & { id: number }> = []
-  #start = 0
+  #items: Kept[] = []
+  #head = 0
   #nextId = 1
+  #bytes = 0
 
-  constructor(readonly capacity = 1000) {}
+  constructor(readonly limits: JournalLimits = defaultJournalLimits) {}
 
   add(record: JournalRecord): void {
-    const entry = Object.assign(record, { id: this.#nextId++ })
-    if (this.#slots.length < this.capacity) {
-      this.#slots.push(entry)
-      return
+    const { size, bodyBytes, bytes: budget } = this.limits
+    if (size === 0) return
+    const { body, ...rest } = record
+    const entry: Kept = { ...rest, id: this.#nextId++, bytes: 0 }
+    if ('body' in record && bodyBytes > 0) {
+      const text = JSON.stringify(redact(body)) ?? 'null'
+      if (text.length > bodyBytes) {
+        entry.bodyText = text.slice(0, bodyBytes)
+        entry.cutFrom = text.length
+      } else entry.bodyText = text
     }
-    this.#slots[this.#start] = entry
-    this.#start = (this.#start + 1) % this.capacity
+    entry.bytes =
+      ENTRY_OVERHEAD +
+      2 * (record.path.length + record.search.length + (entry.bodyText?.length ?? 0))
+    this.#items.push(entry)
+    this.#bytes += entry.bytes
+    while (this.size > size || (this.#bytes > budget && this.size > 1)) {
+      this.#bytes -= this.#items[this.#head]!.bytes
+      this.#items[this.#head++] = undefined as unknown as Kept
+    }
+    if (this.#head > 1024 && this.#head * 2 > this.#items.length) {
+      this.#items = this.#items.slice(this.#head)
+      this.#head = 0
+    }
   }
 
   /** How many requests are kept. */
   get size(): number {
-    return this.#slots.length
+    return this.#items.length - this.#head
+  }
+
+  /** Estimated bytes the kept entries take. */
+  get bytes(): number {
+    return this.#bytes
   }
 
   /** Entries `from` (0 = oldest) up to `to`, formatted for reading. */
-  entries(from = 0, to = this.#slots.length): JournalEntry[] {
+  entries(from = 0, to = this.size): JournalEntry[] {
     const entries: JournalEntry[] = []
-    for (let index = Math.max(from, 0); index < Math.min(to, this.#slots.length); index++) {
-      entries.push(format(this.#slots[(this.#start + index) % this.#slots.length]!))
+    for (let index = Math.max(from, 0); index < Math.min(to, this.size); index++) {
+      entries.push(format(this.#items[this.#head + index]!))
     }
     return entries
   }
 
   /** Empties the journal; ids start again at 1. */
   clear(): void {
-    this.#slots = []
-    this.#start = 0
+    this.#items = []
+    this.#head = 0
     this.#nextId = 1
+    this.#bytes = 0
   }
 }
 
-function format(record: JournalRecord & { id: number }): JournalEntry {
+function format(record: Kept): JournalEntry {
   return {
     id: record.id,
     at: new Date(record.at).toISOString(),
@@ -81,26 +133,56 @@ function format(record: JournalRecord & { id: number }): JournalEntry {
     query: queryObject(new URLSearchParams(record.search)),
     status: record.status,
     durationMs: record.durationMs,
-    ...('body' in record ? { requestBody: redact(record.body) } : {}),
+    ...(record.bodyText === undefined
+      ? {}
+      : {
+          requestBody:
+            record.cutFrom === undefined
+              ? JSON.parse(record.bodyText)
+              : `${record.bodyText}…[cut: ${record.cutFrom} characters in all]`,
+        }),
     responseCode: record.responseCode,
   }
 }
 
-/** A copy of a JSON value with every password, secret or token field replaced. */
+/** A copy of a JSON value with every password, secret or token field replaced (no recursion). */
 export function redact(value: unknown): unknown {
-  if (Array.isArray(value)) return value.map(redact)
-  if (typeof value !== 'object' || value === null) return value
-  const copy: Record<string, unknown> = {}
-  for (const [key, child] of Object.entries(value)) {
-    const hidden = /pass(word)?|secret|token/i.test(key)
-    Object.defineProperty(copy, key, {
-      value: hidden ? '[redacted]' : redact(child),
-      enumerable: true,
-      writable: true,
-      configurable: true,
-    })
+  const wrapper: { value: unknown } = { value: undefined }
+  const stack: Array<
+    [source: unknown, target: Record<string, unknown> | unknown[], key: string | number]
+  > = [[value, wrapper as unknown as Record<string, unknown>, 'value']]
+  while (stack.length > 0) {
+    const [source, target, key] = stack.pop()!
+    let copy: unknown = source
+    if (Array.isArray(source)) {
+      const list: unknown[] = new Array(source.length)
+      source.forEach((child, index) => stack.push([child, list, index]))
+      copy = list
+    } else if (typeof source === 'object' && source !== null) {
+      const object: Record<string, unknown> = {}
+      for (const [name, child] of Object.entries(source)) {
+        if (/pass(word)?|secret|token/i.test(name)) define(object, name, '[redacted]')
+        else {
+          define(object, name, undefined)
+          stack.push([child, object, name])
+        }
+      }
+      copy = object
+    }
+    if (Array.isArray(target)) target[key as number] = copy
+    else define(target, key as string, copy)
   }
-  return copy
+  return wrapper.value
+}
+
+/** Sets a field even when it is named `__proto__`. */
+function define(target: Record<string, unknown>, key: string, value: unknown): void {
+  Object.defineProperty(target, key, {
+    value,
+    enumerable: true,
+    writable: true,
+    configurable: true,
+  })
 }
 
 /** The query string as an object; repeated parameters become arrays. */

@@ -4,6 +4,8 @@ import type { ProgressReporter } from '../db/progress.js'
 import type { SeedOptions } from '../db/seed.js'
 import { resolveSeedOptions } from '../db/seed.js'
 import type { Delay, RuntimeConfig } from './runtime-config.js'
+import type { SandboxLimits } from './limits.js'
+import { defaultLimits, limitBounds } from './limits.js'
 import { defaultRuntimeConfig, runtimeConfigPatchSchema, withSettings } from './runtime-config.js'
 
 /** Options of {@link createSandbox}; every one is also a CLI flag of `shop-sandbox serve`. */
@@ -34,6 +36,18 @@ export interface SandboxOptions extends SeedOptions {
   openApiPath?: string | false
   /** Live `X-Sandbox-Id` sandboxes kept at most; the least recently used goes first (default 1000). */
   maxSandboxes?: number
+  /** Requests kept in each sandbox's journal (default 1000; 0 turns the journal off). */
+  journalSize?: number
+  /** Bytes of one request body the journal keeps, redacted (default 16 KiB; 0: no bodies). */
+  journalBodyBytes?: number
+  /** Bytes one sandbox's journal may take, estimated (default 4 MiB); the oldest entries go first. */
+  journalBytes?: number
+  /** Live session tokens per sandbox (default 10,000); past it `POST /sessions` gets 429. */
+  maxSessions?: number
+  /** Estimated bytes all `X-Sandbox-Id` sandboxes may hold together (default 256 MiB; the server: a quarter of the heap limit). */
+  sandboxesMemory?: number
+  /** Largest `PUT /__sandbox/db` body in bytes (default 8 MiB). */
+  maxDocumentBytes?: number
   /** The clock for timestamps and token expiry (default: the real one). */
   clock?: () => Date | number
   /** Called with anything unexpected a request throws (it is answered 500). Default: `console.error`. */
@@ -50,6 +64,7 @@ export interface ResolvedOptions extends Required<SeedOptions> {
   /** Where the OpenAPI document is served, or null when it is not. */
   openApiPath: string | null
   maxSandboxes: number
+  limits: SandboxLimits
   config: RuntimeConfig
   now: () => number
   onUnexpectedError: (error: unknown) => void
@@ -74,6 +89,12 @@ const optionsSchema = runtimeConfigPatchSchema.extend({
     .min(optionLimits.maxSandboxes[0])
     .max(optionLimits.maxSandboxes[1])
     .default(1000),
+  ...Object.fromEntries(
+    Object.entries(limitBounds).map(([name, [min, max]]) => [
+      name,
+      z.int().min(min).max(max).optional(),
+    ]),
+  ),
 })
 
 /** Fills in defaults and validates; throws an Error whose message names every bad option. */
@@ -84,7 +105,20 @@ export function resolveOptions(options: SandboxOptions = {}): ResolvedOptions {
       `Invalid sandbox options: ${parsed.error.issues.map((issue) => describeIssue(issue, 'options')).join('; ')}`,
     )
   }
-  const { baseUrl, tokenTtl, control, openApiPath, maxSandboxes, ...settings } = parsed.data
+  const {
+    baseUrl,
+    tokenTtl,
+    control,
+    openApiPath,
+    maxSandboxes,
+    journalSize,
+    journalBodyBytes,
+    journalBytes,
+    maxSessions,
+    sandboxesMemory,
+    maxDocumentBytes,
+    ...settings
+  } = parsed.data as typeof parsed.data & Partial<Record<keyof typeof limitBounds, number>>
   const { clock } = options
   return {
     ...resolveSeedOptions(options),
@@ -93,6 +127,16 @@ export function resolveOptions(options: SandboxOptions = {}): ResolvedOptions {
     control,
     openApiPath: openApiPath === false ? null : openApiPath,
     maxSandboxes,
+    limits: {
+      journal: {
+        size: journalSize ?? defaultLimits.journal.size,
+        bodyBytes: journalBodyBytes ?? defaultLimits.journal.bodyBytes,
+        bytes: journalBytes ?? defaultLimits.journal.bytes,
+      },
+      maxSessions: maxSessions ?? defaultLimits.maxSessions,
+      sandboxesMemory: sandboxesMemory ?? defaultLimits.sandboxesMemory,
+      maxDocumentBytes: maxDocumentBytes ?? defaultLimits.maxDocumentBytes,
+    },
     config: withSettings(defaultRuntimeConfig, settings),
     now: clock ? () => Number(clock()) : Date.now,
     onUnexpectedError:

@@ -2,7 +2,8 @@ import type { SandboxInstance } from './instance.js'
 
 /**
  * The default sandbox and the `X-Sandbox-Id` ones, created on first use; beyond `capacity`
- * the least recently used named sandbox is dropped.
+ * named sandboxes, or beyond `budget` estimated bytes for all of them, the least recently used
+ * named sandbox is dropped.
  */
 export class InstanceRegistry {
   readonly #named = new Map<string, SandboxInstance>()
@@ -11,7 +12,24 @@ export class InstanceRegistry {
     readonly defaultInstance: SandboxInstance,
     private readonly capacity: number,
     private readonly create: (name: string) => SandboxInstance,
+    private readonly budget = Number.POSITIVE_INFINITY,
   ) {}
+
+  /**
+   * After a request: while the named sandboxes hold more than the budget, drops the least
+   * recently used ones (never `current`, the one that just served).
+   */
+  settle(current: SandboxInstance): void {
+    if (this.#named.size === 0) return
+    let total = 0
+    for (const instance of this.#named.values()) total += instance.estimatedBytes
+    for (const [name, instance] of this.#named) {
+      if (total <= this.budget) return
+      if (instance === current) continue
+      total -= instance.estimatedBytes
+      this.#named.delete(name)
+    }
+  }
 
   get(name: string | null): SandboxInstance {
     if (name === null) return this.defaultInstance

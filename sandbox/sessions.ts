@@ -1,9 +1,9 @@
-/** How many live session tokens one sandbox keeps before it forgets the oldest. */
-const MAX_SESSIONS = 10_000
+import { ApiError } from '../handlers/api-error.js'
 
 /**
  * Session tokens issued by `POST /sessions`: each maps to a user until it expires or is
- * revoked. Expired tokens are forgotten as they are met, and the oldest beyond a cap.
+ * revoked. Expired tokens are forgotten as they are met; at the cap, a new one is refused
+ * (429) rather than silently ending someone else's session.
  */
 export class Sessions {
   readonly #tokens = new Map<string, { userId: number; expiresAt: number }>()
@@ -11,17 +11,26 @@ export class Sessions {
   constructor(
     private readonly ttlSeconds: number,
     private readonly clock: () => number,
+    private readonly capacity: number,
   ) {}
+
+  /** How many tokens are kept (expired ones included until they are met). */
+  get size(): number {
+    return this.#tokens.size
+  }
 
   /** Issues a new token for a user. */
   create(userId: number): { token: string; expiresAt: string } {
+    if (this.#tokens.size >= this.capacity) this.#forgetExpired()
+    if (this.#tokens.size >= this.capacity) {
+      throw ApiError.of(
+        'rateLimited',
+        `too many live sessions in this sandbox (${this.capacity}): end one with DELETE /sessions/current, wait for one to expire, or start with a larger --max-sessions`,
+      )
+    }
     const token = `sbx_${randomToken()}`
     const expiresAt = this.clock() + this.ttlSeconds * 1000
     this.#tokens.set(token, { userId, expiresAt })
-    if (this.#tokens.size > MAX_SESSIONS) {
-      const oldest = this.#tokens.keys().next().value
-      if (oldest !== undefined) this.#tokens.delete(oldest)
-    }
     return { token, expiresAt: new Date(expiresAt).toISOString() }
   }
 
@@ -43,6 +52,12 @@ export class Sessions {
 
   clear(): void {
     this.#tokens.clear()
+  }
+
+  #forgetExpired(): void {
+    const now = this.clock()
+    for (const [token, session] of this.#tokens)
+      if (session.expiresAt <= now) this.#tokens.delete(token)
   }
 }
 

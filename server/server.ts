@@ -2,6 +2,7 @@ import type { IncomingMessage, Server, ServerResponse } from 'node:http'
 import { createServer, STATUS_CODES } from 'node:http'
 import type { AddressInfo } from 'node:net'
 import type { Duplex } from 'node:stream'
+import { getHeapStatistics } from 'node:v8'
 import { ApiError } from '../handlers/api-error.js'
 import { failure, JSON_CONTENT_TYPE } from '../handlers/envelope.js'
 import { requestIdFor } from '../handlers/pipeline.js'
@@ -122,6 +123,7 @@ export async function createSandboxServer(
   } = options
   const limits = { ...timeouts, ...timeoutOverrides }
   const sandbox = createSandbox({
+    sandboxesMemory: heapShare(),
     ...sandboxOptions,
     ...(basePath === undefined ? {} : { baseUrl: basePath }),
   })
@@ -260,4 +262,9 @@ function requestListener(sandbox: Sandbox, options: ListenerOptions) {
     if (log) log(req, res, () => serve(req, res))
     else serve(req, res)
   }
+}
+
+/** The default memory budget of named sandboxes on the server: a quarter of V8's heap limit, at most 512 MiB. */
+export function heapShare(): number {
+  return Math.min(512 * 1024 * 1024, Math.floor(getHeapStatistics().heap_size_limit / 4))
 }

@@ -25,6 +25,37 @@ describe('forced responses: Prefer: code=<status>', () => {
     })
   })
 
+  it.each([
+    'code="500"',
+    'return=representation, code="500"',
+    'respond-async; wait=5, code=500;x="a,b"',
+    'code=500, code=404',
+    'CODE=500',
+  ])(
+    'reads Prefer as RFC 7240 does (%s): a forced error, and the write never runs',
+    async (prefer) => {
+      const reply = await call('POST', '/users', {
+        headers: { prefer },
+        body: { name: 'forced', email: 'forced@example.com' },
+      })
+      expect(reply.status).toBe(500)
+      expect(reply.body).toMatchObject({ code: 50000, data: null })
+      expect(sandbox.db.users.size).toBe(50)
+    },
+  )
+
+  it('reads several Prefer headers as one list', async () => {
+    const headers = new Headers([
+      ['prefer', 'return=representation'],
+      ['prefer', 'code="503"'],
+    ])
+    const reply = await call('DELETE', '/users/3', {
+      headers: Object.fromEntries([['prefer', headers.get('prefer')!]]),
+    })
+    expect(reply.status).toBe(503)
+    expect(sandbox.db.users.get(3)).toBeDefined()
+  })
+
   it('adds Retry-After to 429 and WWW-Authenticate to 401', async () => {
     expect(
       (await call('GET', '/products', { headers: { prefer: 'code=429' } })).headers.get(
