@@ -1,5 +1,5 @@
 import * as z from 'zod'
-import { idSchema, MAX_ID } from './fields.js'
+import { MAX_ID } from './fields.js'
 import { describeIssue } from './issues.js'
 import { orderTotal } from './money.js'
 import { orderSchema } from './order-schema.js'

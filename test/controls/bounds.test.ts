@@ -88,7 +88,7 @@ describe('CONTRACT C3: bounds in bytes as well as counts', () => {
   })
 
   it('named sandboxes stay within sandboxesMemory: the least recently used are dropped, the data set stays whole', async () => {
-    const { sandbox, call } = sandboxWith({ sandboxesMemory: 4 * 1024 * 1024 })
+    const { call } = sandboxWith({ sandboxesMemory: 4 * 1024 * 1024 })
     const document = (await call('GET', '/__sandbox/db')).body.data
     const users = Array.from({ length: 1500 }, (_, i) => ({
       ...document.users[0],
