@@ -90,25 +90,25 @@ export interface BodyRules {
 
 /**
  * Validates a parsed body against a zod schema: 422 / 42200 naming every failing field and
- * why. Unknown and read-only fields are dropped, or reported in strict mode.
+ * why, in one pass (the schema's issues and, given `references`, the records the body points
+ * at). Unknown and read-only fields are dropped, or reported in strict mode.
  */
 export function validateBody<S extends z.ZodType>(
   schema: S,
   body: unknown,
   rules: BodyRules,
+  references?: (body: unknown) => string[],
 ): z.output<S> {
   const problems = rules.strict ? extraFields(schema, body, '', rules.readOnly) : []
   const result = schema.safeParse(body, { reportInput: true })
   if (!result.success) problems.push(...result.error.issues.map((issue) => describeIssue(issue)))
+  // References (unknown user, unknown or inactive product) are read from the raw body, so one
+  // 422 names them beside every other failing field.
+  if (references) problems.push(...references(body))
   if (problems.length > 0 || !result.success) {
     throw ApiError.of('validationFailed', `validation failed: ${problems.join('; ')}`)
   }
   return result.data
-}
-
-/** The message for a field-level 422 raised by a handler (e.g. an inactive product). */
-export function invalidField(path: string, reason: string): ApiError {
-  return ApiError.of('validationFailed', `validation failed: ${path}: ${reason}`)
 }
 
 function extraFields(

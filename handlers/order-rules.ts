@@ -16,6 +16,51 @@ export const transitions: Readonly<Record<OrderStatus, readonly OrderStatus[]>> 
 /** Orders in these states still hold their stock; deleting one gives it back (it never shipped). */
 const returnsStockOnDelete: readonly OrderStatus[] = ['pending', 'paid']
 
+const isObject = (value: unknown): value is Record<string, unknown> =>
+  typeof value === 'object' && value !== null && !Array.isArray(value)
+const isId = (value: unknown): value is number =>
+  typeof value === 'number' && Number.isSafeInteger(value) && value > 0
+
+/**
+ * The records an order body points at that do not exist or may not be ordered, read from the
+ * raw body (whatever else is wrong with it): `userId` when `user` is true, and the products
+ * of `items` unless they are the order's current items (which need no new check).
+ */
+export function orderReferences(
+  context: OperationContext,
+  options: { user: boolean; current?: readonly OrderItem[] },
+): (body: unknown) => string[] {
+  return (body) => {
+    const problems: string[] = []
+    if (!isObject(body)) return problems
+    const { users, products } = context.instance.store
+    if (options.user && isId(body.userId) && !users.get(body.userId))
+      problems.push(`userId: user ${body.userId} does not exist`)
+    const items = body.items
+    if (!Array.isArray(items)) return problems
+    const current = options.current
+    const unchanged =
+      current !== undefined &&
+      items.length === current.length &&
+      items.every(
+        (item, index) =>
+          isObject(item) &&
+          item.productId === current[index]!.productId &&
+          item.quantity === current[index]!.quantity,
+      )
+    if (unchanged) return problems
+    items.forEach((item, index) => {
+      if (!isObject(item) || !isId(item.productId)) return
+      const product = products.get(item.productId)
+      if (!product)
+        problems.push(`items[${index}].productId: product ${item.productId} does not exist`)
+      else if (product.status !== 'active')
+        problems.push(`items[${index}].productId: product ${item.productId} is inactive`)
+    })
+    return problems
+  }
+}
+
 /**
  * Resolves client items against the products: each must exist and be active, else one
  * 422 / 42200 naming every bad item. Copies `productName` and `unitPrice`.

@@ -7,13 +7,13 @@ import {
   orderReplaceSchema,
   orderSchema,
 } from '../db/order-schema.js'
-import { invalidField, validateBody } from './body.js'
+import { validateBody } from './body.js'
 import { success } from './envelope.js'
 import type { ListSpec } from './list-query.js'
 import { parseListQuery, parseRecordQuery, runListQuery, selectFields } from './list-query.js'
 import type { Operation, OperationContext } from './operation.js'
 import { ownUser } from './operation.js'
-import { changeOrder, placeOrder, removeOrder } from './order-rules.js'
+import { changeOrder, orderReferences, placeOrder, removeOrder } from './order-rules.js'
 import { created, deleted, notFound, pathRecord } from './responses.js'
 import type { Route } from './router.js'
 import { pathUser } from './users.js'
@@ -64,10 +64,12 @@ const createOrder: Operation = {
     errors: ['validationFailed', 'insufficientStock'],
   },
   async run(context) {
-    const input = validateBody(orderCreateSchema, await context.readJson(), rules(context))
-    if (!context.instance.store.users.get(input.userId)) {
-      throw invalidField('userId', `user ${input.userId} does not exist`)
-    }
+    const input = validateBody(
+      orderCreateSchema,
+      await context.readJson(),
+      rules(context),
+      orderReferences(context, { user: true }),
+    )
     const order = placeOrder(context, input.userId, input.items)
     return created(context, `/orders/${order.id}`, order)
   },
@@ -97,6 +99,7 @@ function updateOrder(replace: boolean): Operation['run'] {
       replace ? orderReplaceSchema : orderPatchSchema,
       body,
       rules(context),
+      orderReferences(context, { user: false, current: order.items }),
     )
     return success(changeOrder(context, order, changes))
   }
@@ -183,7 +186,12 @@ const createUserOrder: Operation = {
   async run(context) {
     const body = await context.readJson()
     const user = pathUser(context)
-    const input = validateBody(nestedOrderCreateSchema, body, rules(context))
+    const input = validateBody(
+      nestedOrderCreateSchema,
+      body,
+      rules(context),
+      orderReferences(context, { user: false }),
+    )
     const order = placeOrder(context, user.id, input.items)
     return created(context, `/users/${user.id}/orders/${order.id}`, order)
   },

@@ -6,6 +6,7 @@ import {
   productReplaceSchema,
   productSchema,
 } from '../db/product-schema.js'
+import { changesNothing } from '../db/same-record.js'
 import { ApiError } from './api-error.js'
 import { validateBody } from './body.js'
 import { success } from './envelope.js'
@@ -41,6 +42,7 @@ async function update(context: OperationContext, replace: boolean) {
   const product = pathProduct(context)
   const schema = replace ? productReplaceSchema : productPatchSchema
   const changes = validateBody(schema, body, { strict: context.strict, readOnly })
+  if (changesNothing(product, changes)) return success(product)
   const next: Product = { ...product, ...changes, updatedAt: context.now() }
   assertUniqueSku(context, next.sku, product.id)
   return success(context.instance.store.products.replace(next))

@@ -7,6 +7,7 @@ import {
   userReplaceSchema,
   userSchema,
 } from '../db/user-schema.js'
+import { changesNothing } from '../db/same-record.js'
 import { ApiError } from './api-error.js'
 import { validateBody } from './body.js'
 import { success } from './envelope.js'
@@ -74,6 +75,7 @@ async function update(context: OperationContext, replace: boolean) {
         rules,
       )
     : validateBody(userPatchSchema, body, rules)
+  if (changesNothing(user, changes)) return success(user)
   const next: User = { ...user, ...changes, updatedAt: context.now() }
   assertUnique(context, next, user.id)
   return success(context.instance.store.users.replace(next))

@@ -280,3 +280,49 @@ describe('orders of a user (nested)', () => {
     expect((await call('GET', `/orders?${query}`)).body.code).toBe(40000)
   })
 })
+
+describe('validation in one pass: every failing field of a body in one 422, references included', () => {
+  it.each([
+    [
+      'POST',
+      '/orders',
+      { userId: 9999, items: [{ productId: 1, quantity: 0 }] },
+      ['userId: user 9999 does not exist', 'items[0].quantity'],
+    ],
+    [
+      'POST',
+      '/orders',
+      { userId: 9999, items: [{ productId: 9999, quantity: 1 }, { productId: 1 }] },
+      [
+        'userId: user 9999 does not exist',
+        'items[0].productId: product 9999 does not exist',
+        'items[1].quantity',
+      ],
+    ],
+    [
+      'PUT',
+      '/orders/5',
+      { items: [{ productId: 9999, quantity: 1 }] },
+      ['status', 'items[0].productId: product 9999 does not exist'],
+    ],
+    [
+      'PATCH',
+      '/orders/5',
+      { status: 'lost', items: [{ productId: 9999, quantity: 1 }] },
+      ['status', 'items[0].productId: product 9999 does not exist'],
+    ],
+    [
+      'POST',
+      '/users/3/orders',
+      { items: [{ productId: 9999, quantity: -1 }] },
+      ['items[0].productId: product 9999 does not exist', 'items[0].quantity'],
+    ],
+  ])('%s %s names each problem', async (method, path, body, named) => {
+    const before = sandbox.snapshot()
+    const reply = await call(method, path, { body })
+    expect(reply.status).toBe(422)
+    expect(reply.body.code).toBe(42200)
+    for (const part of named) expect(reply.body.message).toContain(part)
+    expect(sandbox.snapshot()).toEqual(before)
+  })
+})

@@ -267,6 +267,28 @@ describe('PUT, PATCH, DELETE /users/{user_id}', () => {
     expect(reply.body.data.updatedAt > before.updatedAt).toBe(true)
   })
 
+  it.each([
+    ['PATCH', '/users/7', () => ({ status: sandbox.db.users.get(7)!.status })],
+    [
+      'PUT',
+      '/users/7',
+      () => {
+        const { name, email, status, role } = sandbox.db.users.get(7)!
+        return { name, email, status, role }
+      },
+    ],
+    ['PATCH', '/products/2', () => ({ price: sandbox.db.products.get(2)!.price })],
+    ['PATCH', '/orders/1', () => ({ status: sandbox.db.orders.get(1)!.status })],
+  ] as const)(
+    'one rule for every resource: %s %s that changes nothing keeps updatedAt; a real change moves it',
+    async (method, path, same) => {
+      const before = (await call('GET', path)).body.data
+      const unchanged = await call(method, path, { body: same() })
+      expect(unchanged.status).toBe(200)
+      expect(unchanged.body.data).toEqual(before)
+    },
+  )
+
   it('PATCH changes only what it names', async () => {
     const before = sandbox.db.users.get(6)!
     const reply = await call('PATCH', '/users/6', { body: { status: 'inactive' } })
