@@ -75,7 +75,7 @@ export class Journal {
     const { body, ...rest } = record
     const entry: Kept = { ...rest, id: this.#nextId++, bytes: 0 }
     if ('body' in record && bodyBytes > 0) {
-      const text = JSON.stringify(redact(body)) ?? 'null'
+      const text = JSON.stringify(body, redactSecrets) ?? 'null'
       if (text.length > bodyBytes) {
         entry.bodyText = text.slice(0, bodyBytes)
         entry.cutFrom = text.length
@@ -145,44 +145,12 @@ function format(record: Kept): JournalEntry {
   }
 }
 
-/** A copy of a JSON value with every password, secret or token field replaced (no recursion). */
-export function redact(value: unknown): unknown {
-  const wrapper: { value: unknown } = { value: undefined }
-  const stack: Array<
-    [source: unknown, target: Record<string, unknown> | unknown[], key: string | number]
-  > = [[value, wrapper as unknown as Record<string, unknown>, 'value']]
-  while (stack.length > 0) {
-    const [source, target, key] = stack.pop()!
-    let copy: unknown = source
-    if (Array.isArray(source)) {
-      const list: unknown[] = new Array(source.length)
-      source.forEach((child, index) => stack.push([child, list, index]))
-      copy = list
-    } else if (typeof source === 'object' && source !== null) {
-      const object: Record<string, unknown> = {}
-      for (const [name, child] of Object.entries(source)) {
-        if (/pass(word)?|secret|token/i.test(name)) define(object, name, '[redacted]')
-        else {
-          define(object, name, undefined)
-          stack.push([child, object, name])
-        }
-      }
-      copy = object
-    }
-    if (Array.isArray(target)) target[key as number] = copy
-    else define(target, key as string, copy)
-  }
-  return wrapper.value
-}
+/** Fields whose values the journal never shows. */
+const SECRET_FIELD = /pass(word)?|secret|token/i
 
-/** Sets a field even when it is named `__proto__`. */
-function define(target: Record<string, unknown>, key: string, value: unknown): void {
-  Object.defineProperty(target, key, {
-    value,
-    enumerable: true,
-    writable: true,
-    configurable: true,
-  })
+/** `JSON.stringify` replacer hiding every password, secret or token field (no copy of the body). */
+export function redactSecrets(key: string, value: unknown): unknown {
+  return key !== '' && SECRET_FIELD.test(key) ? '[redacted]' : value
 }
 
 /** The query string as an object; repeated parameters become arrays. */
