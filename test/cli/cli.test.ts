@@ -198,3 +198,22 @@ describe('a slow start on a terminal', () => {
     40_000,
   )
 })
+
+describe("the README's flag table", () => {
+  it('states the defaults the CLI uses for every bound', async () => {
+    const { defaultLimits } = await import('../../sandbox/limits.js')
+    const bytes = (await import('bytes')).default
+    const readme = (
+      await readFile(fileURLToPath(new URL('../../README.md', import.meta.url)), 'utf8')
+    ).replace(/ +/g, ' ')
+    const { journal } = defaultLimits
+    for (const [flag, value] of [
+      ['--journal-size', String(journal.size)],
+      ['--journal-body-bytes', bytes.format(journal.bodyBytes)],
+      ['--journal-bytes', bytes.format(journal.bytes)],
+      ['--max-sessions', String(defaultLimits.maxSessions)],
+      ['--max-document-bytes', bytes.format(defaultLimits.maxDocumentBytes)],
+    ])
+      expect(readme).toContain(`| \`${flag}\` | \`${value}\` |`)
+  })
+})
