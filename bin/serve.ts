@@ -48,13 +48,24 @@ export async function serve(
   )
   let stopping = false
   const stop = (signal: NodeJS.Signals) => {
-    if (stopping) process.exit(130)
+    if (stopping) {
+      // A second Ctrl-C: exit at once, but save synchronously first.
+      const saved = server.saveNow()
+      if (!saved) console.error(`shop-sandbox: exiting with changes not saved to ${options.data}`)
+      process.exit(saved ? 130 : 1)
+    }
     stopping = true
     if (!quiet) console.log(`shop-sandbox: ${signal}, shutting down`)
-    void server.close().then(() => process.exit(0))
+    server.close().then(
+      () => process.exit(0),
+      (error: unknown) => {
+        console.error(`shop-sandbox: ${(error as Error).message}`)
+        process.exit(1)
+      },
+    )
   }
-  process.once('SIGINT', stop)
-  process.once('SIGTERM', stop)
+  process.on('SIGINT', stop)
+  process.on('SIGTERM', stop)
 }
 
 /** One line saying what stopped the start and what to do about it (no stack trace). */

@@ -1,5 +1,5 @@
 import * as z from 'zod'
-import { checkDocument, dbDocumentSchema } from '../db/document.js'
+import { checkSnapshot, dbDocumentSchema } from '../db/document.js'
 import { timestampSchema } from '../db/fields.js'
 import { documented } from '../db/registry.js'
 import type { SandboxInstance } from '../sandbox/instance.js'
@@ -10,6 +10,7 @@ import type { ListPayload } from './envelope.js'
 import { noContent, success } from './envelope.js'
 import type { ApiRequest, ApiResponse } from './exchange.js'
 import { parsePaging } from './list-query.js'
+import { refuseUnsavable } from './unsavable.js'
 import { operationFor, Router } from './router.js'
 
 export interface ControlContext {
@@ -67,6 +68,17 @@ const infoSchema = documented(
     counts: countsSchema,
     config: runtimeConfigSchema,
     requests: documented(z.int(), { description: 'Entries in the request journal.' }),
+    persistence: documented(
+      z
+        .object({
+          ok: z.boolean(),
+          error: z.string().nullable(),
+          unsavedChanges: z.boolean(),
+          lastSavedAt: timestampSchema.nullable(),
+        })
+        .nullable(),
+      { description: 'The data file (the server with --data, default sandbox); null without one.' },
+    ),
   }),
   { id: 'SandboxInfo' },
 )
@@ -87,6 +99,7 @@ export const controlRouter = new Router<ControlOperation>([
             counts: counts(instance),
             config: instance.config,
             requests: instance.journal.size,
+            persistence: instance.persistence?.status ?? null,
           }),
       },
     },
@@ -112,9 +125,10 @@ export const controlRouter = new Router<ControlOperation>([
           body: dbDocumentSchema,
         },
         async run({ instance, readJson }) {
+          refuseUnsavable(instance)
           let bytes = 0
           const body = await readJson(instance.limits.maxDocumentBytes, (n) => (bytes = n))
-          const check = checkDocument(body)
+          const check = checkSnapshot(body)
           if (!check.ok)
             throw ApiError.of('validationFailed', `validation failed: ${check.problem}`)
           instance.replaceData(check.document, bytes)
@@ -128,6 +142,7 @@ export const controlRouter = new Router<ControlOperation>([
           success: { status: 204, data: null },
         },
         run({ instance }) {
+          refuseUnsavable(instance)
           instance.resetData()
           return noContent()
         },

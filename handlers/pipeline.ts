@@ -12,6 +12,7 @@ import { forcedError, parsePrefer } from './preferences.js'
 import { clip, integerParameter, invalidParameter, rejectUnknown } from './query-params.js'
 import { allowHeader, operationFor } from './router.js'
 import { apiRouter } from './routes.js'
+import { refuseUnsavable } from './unsavable.js'
 
 /** What the pipeline needs from the sandbox that runs it. */
 export interface PipelineHost {
@@ -135,6 +136,7 @@ async function runApi(
     if (forced) throw forced
   }
   if (principal) authorize(operation, principal, match.params)
+  if (WRITES.has(request.method) && !path.startsWith('/sessions')) refuseUnsavable(instance)
   const ids = pathIds(match.params)
   const query = request.url.searchParams
   if (config.strict && !operation.docs.query) rejectUnknown(query, [])

@@ -28,6 +28,25 @@ export interface InstanceOptions {
   onProgress?: ProgressReporter | undefined
 }
 
+/** How the data file of a sandbox is doing (`GET /__sandbox`, CONTRACT C3). */
+export interface PersistenceStatus {
+  /** False while the file cannot be written. */
+  ok: boolean
+  /** Why the last write failed, e.g. `ENOSPC: no space left on device`. */
+  error: string | null
+  /** Whether changes are waiting to be written. */
+  unsavedChanges: boolean
+  /** When the file was last written (ISO 8601), null before the first write. */
+  lastSavedAt: string | null
+}
+
+/** A data file keeping a sandbox's data (the server's `--data`). */
+export interface Persistence {
+  readonly status: PersistenceStatus
+  /** Why API writes are refused right now (503), or null. */
+  writeRefusal(): string | null
+}
+
 /**
  * One sandbox's state: its data, sessions, request journal, runtime settings and the seeded
  * random streams for faults and delays. Each `X-Sandbox-Id` gets its own.
@@ -38,6 +57,8 @@ export class SandboxInstance {
   readonly sessions: Sessions
   readonly journal: Journal
   readonly limits: SandboxLimits
+  /** The data file keeping this sandbox's data, if any (set by the server for `--data`). */
+  persistence: Persistence | null = null
   config: RuntimeConfig
   /** Decides fault injection; reseeded on reset and when the rates change. */
   faultRandom: () => number

@@ -1,6 +1,7 @@
 import type { HttpHandler } from 'msw'
 import { HttpResponse, http } from 'msw'
 import type { ApiResponse } from '../handlers/exchange.js'
+import { openCorsHeaders } from '../handlers/cors-headers.js'
 import { fromFetchRequest } from '../handlers/exchange.js'
 import { apiRoots } from '../handlers/routes.js'
 
@@ -43,7 +44,20 @@ export function createHandlers(
   return [
     http.all(
       ({ request }) => claims(claim, new URL(request.url)),
-      async ({ request }) => toFetchResponse(await handle(fromFetchRequest(request))),
+      async ({ request }) => {
+        // happy-dom's fetch checks CORS but sends its preflight without Origin or
+        // Access-Control-Request-Method: every OPTIONS answer carries the preflight headers.
+        const origin = request.headers.get('origin') ?? '*'
+        const options = request.method === 'OPTIONS'
+        if (options && request.headers.has('access-control-request-method'))
+          return new HttpResponse(null, { status: 204, headers: openCorsHeaders(origin, true) })
+        const response = toFetchResponse(await handle(fromFetchRequest(request)))
+        if (response.type !== 'error') {
+          for (const [name, value] of Object.entries(openCorsHeaders(origin, options)))
+            response.headers.set(name, value)
+        }
+        return response
+      },
     ),
   ]
 }

@@ -1,26 +1,7 @@
 import type { IncomingMessage, ServerResponse } from 'node:http'
+import { allowedMethods, corsAllowedHeaders, corsExposedHeaders } from '../handlers/cors-headers.js'
 import type { OriginPolicy } from './guard.js'
 
-/** Request headers a browser may send cross-origin (CONTRACT B6). */
-export const corsAllowedHeaders = [
-  'Authorization',
-  'Content-Type',
-  'Prefer',
-  'X-Request-Id',
-  'X-Sandbox-Id',
-  'X-Sandbox-Delay',
-]
-
-/** Response headers a cross-origin caller may read. */
-export const corsExposedHeaders = [
-  'X-Request-Id',
-  'Location',
-  'Allow',
-  'Retry-After',
-  'WWW-Authenticate',
-]
-
-const allowedMethods = 'GET,HEAD,PUT,PATCH,POST,DELETE'
 const exposed = corsExposedHeaders.join(',')
 const allowedHeaders = corsAllowedHeaders.join(',')
 

@@ -89,8 +89,13 @@ export interface SandboxServer {
   readonly server: Server
   /** Whether the data came from the `data` file or was seeded (and the file created). */
   readonly dataFile: 'loaded' | 'created' | null
-  /** Stops accepting connections, lets requests in flight finish (up to 5 s), flushes the data file. */
+  /**
+   * Stops accepting connections, lets requests in flight finish (up to 5 s), flushes the data
+   * file; rejects with a `DataFileError` when changes could not be saved.
+   */
   close(): Promise<void>
+  /** Writes the data file now, synchronously, and releases it (an exit that cannot wait); false when that failed. */
+  saveNow(): boolean
 }
 
 /** Methods a Fetch API `Request` cannot be made with: MSW never sees them, the pipeline answers. */
@@ -129,6 +134,7 @@ export async function createSandboxServer(
   })
   const dataFile = data ? new DataFile(data, sandbox.db) : null
   const outcome = dataFile ? await dataFile.open(sandboxOptions.onProgress) : null
+  if (dataFile) sandbox.instance().persistence = dataFile
   const listener = requestListener(sandbox, {
     origins: originPolicy(corsOrigin),
     hosts: hostGuard(allowedHosts, host),
@@ -153,13 +159,19 @@ export async function createSandboxServer(
   server.on('connect', (req: IncomingMessage, socket: Duplex) =>
     answerRaw(socket, ApiError.of('notFound', `no route for CONNECT ${req.url?.slice(0, 100)}`)),
   )
-  await new Promise<void>((resolve, reject) => {
-    server.once('error', reject)
-    server.listen(port, host, () => {
-      server.off('error', reject)
-      resolve()
+  try {
+    await new Promise<void>((resolve, reject) => {
+      server.once('error', reject)
+      server.listen(port, host, () => {
+        server.off('error', reject)
+        resolve()
+      })
     })
-  })
+  } catch (error) {
+    // Not listening: the data file is released for the next try.
+    await dataFile?.close().catch(() => undefined)
+    throw error
+  }
   const address = server.address() as AddressInfo
   const shownHost = address.family === 'IPv6' ? `[${address.address}]` : address.address
   let closing: Promise<void> | undefined
@@ -180,6 +192,7 @@ export async function createSandboxServer(
       })()
       return closing
     },
+    saveNow: () => dataFile?.saveSync() ?? true,
   }
 }
 
