@@ -7,7 +7,10 @@ import type { SandboxOptions } from '../sandbox/options.js'
 import { parseBaseUrl } from '../sandbox/options.js'
 import type { UnhandledStrategy } from '../sandbox/unhandled.js'
 import { unhandledOptions } from '../sandbox/unhandled.js'
+import { createHandlers } from '../sandbox/msw-handlers.js'
 import { persistInStorage } from './storage-persistence.js'
+
+const WRITE_METHODS = new Set(['POST', 'PUT', 'PATCH', 'DELETE'])
 
 /** Options of {@link startSandbox}: the sandbox's, plus the service worker's. */
 export interface BrowserSandboxOptions extends SandboxOptions {
@@ -64,10 +67,18 @@ export async function startSandbox(options: BrowserSandboxOptions = {}): Promise
     openApiPath: openApiPathFor(sandboxOptions.baseUrl),
     ...sandboxOptions,
   })
-  const stopPersisting = persist
+  const persistence = persist
     ? persistInStorage(sandbox.db, persist === true ? 'shop-sandbox:db' : persist.key)
-    : () => undefined
-  const worker = setupWorker(...sandbox.handlers)
+    : null
+  // With persistence, writes run one tab at a time on the newest data (ids unique across tabs).
+  const handlers = persistence
+    ? createHandlers(sandbox.options, (request) =>
+        WRITE_METHODS.has(request.method)
+          ? persistence.exclusive(() => sandbox.handle(request))
+          : sandbox.handle(request),
+      )
+    : sandbox.handlers
+  const worker = setupWorker(...handlers)
   await worker.start({
     ...unhandledOptions(onUnhandledFrame),
     quiet,
@@ -82,7 +93,7 @@ export async function startSandbox(options: BrowserSandboxOptions = {}): Promise
     async stop() {
       if (stopped) return
       stopped = true
-      stopPersisting()
+      persistence?.stop()
       // msw 3's stop() is async and rejects when called twice; msw 2's returns nothing.
       await worker.stop()
     },

@@ -125,6 +125,80 @@ describe.runIf(run)('browser mode in Chromium', () => {
     expect(next.body.data.id).toBe(created.body.data.id + 1)
   })
 
+  it('two tabs with persist writing at the same moment: unique ids, nothing acknowledged lost, both converge', async () => {
+    const context = await demo.newContext()
+    contexts.push(context)
+    const [left, right] = [await open('?persist=1', context), await open('?persist=1', context)]
+    const writeLoop = (page: Page, tab: string) =>
+      page.evaluate(async (tab) => {
+        const ids: number[] = []
+        await Promise.all(
+          Array.from({ length: 25 }, async (_, i) => {
+            const response = await fetch('/users', {
+              method: 'POST',
+              headers: {
+                authorization: 'Bearer sandbox-admin-token',
+                'content-type': 'application/json',
+              },
+              body: JSON.stringify({ name: `${tab}-${i}`, email: `${tab}-${i}@example.com` }),
+            })
+            if (response.status === 201) ids.push((await response.json()).data.id)
+          }),
+        )
+        return ids
+      }, tab)
+    const [leftIds, rightIds] = await Promise.all([
+      writeLoop(left, 'left'),
+      writeLoop(right, 'right'),
+    ])
+    expect(leftIds).toHaveLength(25)
+    expect(rightIds).toHaveLength(25)
+    expect(new Set([...leftIds, ...rightIds]).size).toBe(50)
+    const stored = await left.evaluate(() => JSON.parse(localStorage.getItem('shop-sandbox:db')!))
+    const names = new Set(stored.snapshot.users.map((user: { name: string }) => user.name))
+    for (let i = 0; i < 25; i++) {
+      expect(names.has(`left-${i}`)).toBe(true)
+      expect(names.has(`right-${i}`)).toBe(true)
+    }
+    for (const page of [left, right])
+      await expect
+        .poll(async () => (await pageFetch(page, '/users?pageSize=1')).body.data.total)
+        .toBe(100)
+  })
+
+  it('a full storage quota is reported once in the console, and the sandbox goes on in memory', async () => {
+    const context = await demo.newContext()
+    contexts.push(context)
+    const filler = await open('', context)
+    await filler.evaluate(() => {
+      let size = 1024 * 1024
+      for (let i = 0; size > 1000; i++) {
+        try {
+          localStorage.setItem(`filler-${i}`, 'x'.repeat(size))
+        } catch {
+          size = Math.floor(size / 2)
+        }
+      }
+    })
+    const page = await context.newPage()
+    const warnings: string[] = []
+    page.on('console', (message) => {
+      if (message.text().includes('cannot save the data in browser storage'))
+        warnings.push(message.text())
+    })
+    await page.goto(`${demo.url}?persist=1`)
+    await page.waitForSelector('html[data-sandbox="ready"]', { timeout: 15_000 })
+    for (let i = 0; i < 3; i++) {
+      const created = await pageFetch(page, '/users', {
+        method: 'POST',
+        body: { name: `quota-${i}`, email: `quota-${i}@example.com` },
+      })
+      expect(created.status).toBe(201)
+    }
+    expect((await pageFetch(page, '/users?keyword=quota')).body.data.total).toBe(3)
+    expect(warnings).toHaveLength(1)
+  })
+
   it('without persist a reload starts from the seed again', async () => {
     const page = await open()
     const created = await pageFetch(page, '/users', {
