@@ -162,6 +162,11 @@ export async function runCli(argv: string[]): Promise<void> {
             default: bytes.format(defaultLimits.maxDocumentBytes),
             coerce: bytesFlag('max-document-bytes', ...limitBounds.maxDocumentBytes),
           })
+          .option('overrides', {
+            describe:
+              'Start with the overrides in this JSON file (an array, as POST /__sandbox/overrides takes)',
+            type: 'string',
+          })
           .option('data', {
             describe: 'Keep the data in this JSON file (loaded at start, written on change)',
             type: 'string',
@@ -230,6 +235,7 @@ export async function runCli(argv: string[]): Promise<void> {
               ? {}
               : { sandboxesMemory: args.sandboxesMemory }),
             ...(args.data ? { data: args.data } : {}),
+            ...(args.overrides ? { overridesFile: args.overrides } : {}),
             ...(args.corsOrigin ? { corsOrigin: args.corsOrigin } : {}),
             ...(args.allowedHosts
               ? { allowedHosts: args.allowedHosts.includes('all') ? 'all' : args.allowedHosts }

@@ -1,4 +1,6 @@
+import { readFile } from 'node:fs/promises'
 import { fixedAccounts } from '../db/seed.js'
+import type { OverrideInput } from '../sandbox/overrides.js'
 import { fixedTokens } from '../handlers/auth.js'
 import { DataFileError } from '../server/persistence.js'
 import type { SandboxServerOptions } from '../server/server.js'
@@ -9,10 +11,19 @@ const loopback = new Set(['127.0.0.1', 'localhost', '::1'])
 
 /** Starts the server, prints where it is and how to call it, and stops cleanly on SIGINT/SIGTERM. */
 export async function serve(
-  options: SandboxServerOptions & { quiet: boolean },
+  options: SandboxServerOptions & { quiet: boolean; overridesFile?: string },
   version: string,
 ): Promise<void> {
-  const { quiet, ...serverOptions } = options
+  const { quiet, overridesFile, ...serverOptions } = options
+  if (overridesFile !== undefined) {
+    const loaded = await readOverrides(overridesFile)
+    if (typeof loaded === 'string') {
+      console.error(`shop-sandbox: ${loaded}`)
+      process.exitCode = 1
+      return
+    }
+    serverOptions.overrides = loaded
+  }
   let server: Awaited<ReturnType<typeof createSandboxServer>>
   const progress = startupProgress()
   try {
@@ -96,5 +107,22 @@ export function startupMessage(error: unknown, options: SandboxServerOptions): s
       return `cannot write the data file ${options.data}: the file system is read-only`
     default:
       return `could not start: ${String(message ?? error).split('\n')[0]}`
+  }
+}
+
+/** The overrides of `--overrides <file>`: a JSON array, or a one-line problem. */
+async function readOverrides(file: string): Promise<OverrideInput[] | string> {
+  let text: string
+  try {
+    text = await readFile(file, 'utf8')
+  } catch (error) {
+    return `cannot read --overrides ${file}: ${(error as NodeJS.ErrnoException).code ?? (error as Error).message}`
+  }
+  try {
+    const parsed: unknown = JSON.parse(text)
+    if (!Array.isArray(parsed)) return `--overrides ${file} must hold a JSON array of overrides`
+    return parsed as OverrideInput[]
+  } catch (error) {
+    return `--overrides ${file} is not valid JSON: ${(error as Error).message.split('\n')[0]}`
   }
 }

@@ -12,6 +12,9 @@ import type { ApiRequest, ApiResponse } from './exchange.js'
 import { parsePaging } from './list-query.js'
 import { refuseUnsavable } from './unsavable.js'
 import { operationFor, Router } from './router.js'
+import { clip, integerParameter, invalidParameter } from './query-params.js'
+import type { JournalFilter } from '../sandbox/journal.js'
+import { overrideInputSchema, overrideSchema } from '../sandbox/overrides.js'
 
 export interface ControlContext {
   request: ApiRequest
@@ -27,8 +30,8 @@ export interface ControlOperation {
     description?: string
     success: { status: number; data: z.ZodType | null; list?: boolean }
     body?: z.ZodType
-    /** `paging`: takes `page` and `pageSize`. */
-    query?: 'paging'
+    /** `paging`: takes `page` and `pageSize`; `journal`: those and the journal's filters. */
+    query?: 'paging' | 'journal'
   }
   run(context: ControlContext): ApiResponse | Promise<ApiResponse>
 }
@@ -47,6 +50,9 @@ export const journalEntrySchema = documented(
       description: 'The JSON body, passwords redacted.',
     }).optional(),
     responseCode: z.int().nullable(),
+    overrideId: documented(z.int(), {
+      description: 'The override that answered this request (CONTRACT C2), when one did.',
+    }).optional(),
   }),
   { id: 'JournalEntry' },
 )
@@ -157,16 +163,21 @@ export const controlRouter = new Router<ControlOperation>([
           operationId: 'listSandboxRequests',
           summary: 'The request journal, oldest first',
           description:
-            'The last 1,000 API requests of this sandbox; `page` and `pageSize` as for collections.',
+            'The last API requests of this sandbox (see --journal-size); `page` and `pageSize` as for collections; `method`, `path` (a concrete path or a route template, relative to the base path) and `status` filter, and `total` counts the matches.',
           success: { status: 200, data: journalEntrySchema, list: true },
-          query: 'paging',
+          query: 'journal',
         },
         run({ instance, request }) {
-          const { page, pageSize } = parsePaging(request.url.searchParams)
+          const params = request.url.searchParams
+          const { page, pageSize } = parsePaging(params)
           const start = (page - 1) * pageSize
+          const filter = journalFilter(params)
+          const matches = filter ? instance.journal.matching(filter) : null
           const payload: ListPayload<unknown> = {
-            list: instance.journal.entries(start, start + pageSize),
-            total: instance.journal.size,
+            list: matches
+              ? matches.slice(start, start + pageSize)
+              : instance.journal.entries(start, start + pageSize),
+            total: matches ? matches.length : instance.journal.size,
             page,
             pageSize,
           }
@@ -181,6 +192,79 @@ export const controlRouter = new Router<ControlOperation>([
         },
         run({ instance }) {
           instance.journal.clear()
+          return noContent()
+        },
+      },
+    },
+  },
+  {
+    path: '/overrides',
+    operations: {
+      GET: {
+        docs: {
+          operationId: 'listSandboxOverrides',
+          summary: 'The overrides, oldest first',
+          description: 'With `remaining` for counted ones (CONTRACT C2).',
+          success: { status: 200, data: overrideSchema, list: true },
+          query: 'paging',
+        },
+        run({ instance, request }) {
+          const { page, pageSize } = parsePaging(request.url.searchParams)
+          const all = instance.overrides.list()
+          const start = (page - 1) * pageSize
+          const payload: ListPayload<unknown> = {
+            list: all.slice(start, start + pageSize),
+            total: all.length,
+            page,
+            pageSize,
+          }
+          return success(payload)
+        },
+      },
+      POST: {
+        docs: {
+          operationId: 'createSandboxOverride',
+          summary: 'Make a route answer something else',
+          description:
+            'Matches by method, path (template or concrete, relative to the base path), query; the newest match wins; `times` counts matching requests. On an API path it applies after routing, authentication and permission; on a path the API lacks it answers without a token. An overridden request changes no data.',
+          success: { status: 201, data: overrideSchema },
+          body: overrideInputSchema,
+        },
+        async run({ instance, readJson }) {
+          const input = validateBody(overrideInputSchema, await readJson(), {
+            strict: true,
+            readOnly: [],
+          })
+          return success(instance.overrides.add(input), 201)
+        },
+      },
+      DELETE: {
+        docs: {
+          operationId: 'clearSandboxOverrides',
+          summary: 'Remove every override',
+          success: { status: 204, data: null },
+        },
+        run({ instance }) {
+          instance.overrides.clear()
+          return noContent()
+        },
+      },
+    },
+  },
+  {
+    path: '/overrides/{override_id}',
+    operations: {
+      DELETE: {
+        docs: {
+          operationId: 'deleteSandboxOverride',
+          summary: 'Remove one override',
+          success: { status: 204, data: null },
+        },
+        run({ instance, request }) {
+          const raw = request.url.pathname.split('/').at(-1) ?? ''
+          const id = /^[1-9]\d{0,9}$/.test(raw) ? Number(raw) : Number.NaN
+          if (!instance.overrides.remove(id))
+            throw ApiError.of('notFound', `override ${raw.slice(0, 40)} not found`)
           return noContent()
         },
       },
@@ -215,6 +299,21 @@ export const controlRouter = new Router<ControlOperation>([
     },
   },
 ])
+
+/** The journal filter of `GET /__sandbox/requests`, or null when none is given. */
+function journalFilter(params: URLSearchParams): JournalFilter | null {
+  const method = params.get('method')
+  const path = params.get('path')
+  const status = params.get('status')
+  if (method === null && path === null && status === null) return null
+  if (path !== null && !path.startsWith('/'))
+    throw invalidParameter(`path must start with /, got '${clip(path)}'`)
+  return {
+    ...(method === null ? {} : { method }),
+    ...(path === null ? {} : { path }),
+    ...(status === null ? {} : { status: integerParameter('status', status, 0, 599) }),
+  }
+}
 
 /** Handles a request under `/__sandbox` (the path without that prefix). */
 export function handleControl(

@@ -13,6 +13,7 @@ import { clip, integerParameter, invalidParameter, rejectUnknown } from './query
 import { allowHeader, operationFor } from './router.js'
 import { apiRouter } from './routes.js'
 import { refuseUnsavable } from './unsavable.js'
+import { overrideAnswer } from '../sandbox/overrides.js'
 
 /** What the pipeline needs from the sandbox that runs it. */
 export interface PipelineHost {
@@ -83,7 +84,7 @@ async function journaled(
 ): Promise<ApiResponse> {
   const at = host.now()
   const started = performance.now()
-  const seen: { body?: unknown; bytes?: number } = {}
+  const seen: { body?: unknown; bytes?: number; overrideId?: number } = {}
   let response: ApiResponse
   try {
     response = await runApi(host, instance, request, path, seen)
@@ -95,10 +96,12 @@ async function journaled(
       at,
       method: request.method,
       path: request.url.pathname,
+      apiPath: path,
       search: request.url.search,
       status: response.status,
       durationMs: Math.round((performance.now() - started) * 100) / 100,
       ...('body' in seen ? { body: seen.body } : {}),
+      ...(seen.overrideId === undefined ? {} : { overrideId: seen.overrideId }),
       responseCode: response.code,
     })
   }
@@ -110,7 +113,7 @@ async function runApi(
   instance: SandboxInstance,
   request: ApiRequest,
   path: string,
-  seen: { body?: unknown; bytes?: number },
+  seen: { body?: unknown; bytes?: number; overrideId?: number },
 ): Promise<ApiResponse> {
   const { config } = instance
   const requestedDelay = delayHeader(request)
@@ -124,18 +127,36 @@ async function runApi(
       throw ApiError.of(name, `${codes[name].message} (injected fault)`)
     }
   }
+  // CONTRACT C2: an override answers a path the API lacks (a stub) without a token; on an API
+  // path, after routing, authentication and permission, and before anything else.
+  const override = async () => {
+    const found = instance.overrides.take(request.method, path, request.url.searchParams)
+    if (!found) return null
+    seen.overrideId = found.id
+    const delay = 'delayMs' in found.response ? (found.response.delayMs ?? 0) : 0
+    if (delay > 0) await sleep(delay)
+    return overrideAnswer(found)
+  }
   const match = apiRouter.match(path)
-  if (!match) throw noRoute(request)
+  if (!match) return (await override()) ?? Promise.reject(noRoute(request))
   if (request.method === 'OPTIONS') return noContent({ allow: allowHeader(match.route) })
-  const operation = operationFor(match.route, request.method)
+  let operation: Operation
+  try {
+    operation = operationFor(match.route, request.method)
+  } catch (error) {
+    return (await override()) ?? Promise.reject(error)
+  }
   const principal =
     operation.auth === false ? null : authenticate(request.header('authorization'), instance)
+  // A forced response (Prefer: code=…) precedes permission, as in Prism.
   const preferences = parsePrefer(request)
   if (preferences.code !== undefined) {
     const forced = forcedError(preferences, allowHeader(match.route))
     if (forced) throw forced
   }
   if (principal) authorize(operation, principal, match.params)
+  const overridden = await override()
+  if (overridden) return overridden
   if (WRITES.has(request.method) && !path.startsWith('/sessions')) refuseUnsavable(instance)
   const ids = pathIds(match.params)
   const query = request.url.searchParams

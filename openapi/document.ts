@@ -13,6 +13,7 @@ import {
   fieldsParameter,
   headerParameters,
   listParameters,
+  journalFilterParameters,
   pagingParameters,
   responseHeaders,
 } from './parameters.js'
@@ -125,6 +126,7 @@ function operationObject(docs: Docs, pathParameters: object[], control: boolean,
   if (docs.query === 'list' && docs.listSpec) parameters.push(...listParameters(docs.listSpec))
   if (docs.query === 'fields' && docs.listSpec) parameters.push(fieldsParameter(docs.listSpec))
   if (docs.query === 'paging') parameters.push(...pagingParameters)
+  if (docs.query === 'journal') parameters.push(...pagingParameters, ...journalFilterParameters)
   if (!control) parameters.push(...headerRefs)
   return {
     operationId: docs.operationId,

@@ -67,6 +67,19 @@ export const pagingParameters = [
   },
 ]
 
+/** The filters of the request journal (CONTRACT C2). */
+export const journalFilterParameters = [
+  { name: 'method', in: 'query', schema: { type: 'string' }, description: 'e.g. POST' },
+  {
+    name: 'path',
+    in: 'query',
+    schema: { type: 'string' },
+    description:
+      'A concrete path (`/users/5`) or a route template (`/users/{user_id}`), relative to the base path.',
+  },
+  { name: 'status', in: 'query', schema: { type: 'integer', minimum: 0, maximum: 599 } },
+]
+
 /** The collection query parameters of CONTRACT B3 for one resource. */
 export function listParameters(spec: ListSpec) {
   return [

@@ -9,7 +9,9 @@ import { fromFetchRequest } from '../handlers/exchange.js'
 import type { PipelineHost } from '../handlers/pipeline.js'
 import { handle } from '../handlers/pipeline.js'
 import { SandboxInstance } from './instance.js'
-import type { JournalEntry } from './journal.js'
+import type { JournalEntry, JournalFilter } from './journal.js'
+import type { Override, OverrideInput } from './overrides.js'
+import { overrideInputSchema } from './overrides.js'
 import { claims, createHandlers, toFetchResponse } from './msw-handlers.js'
 import { openApiResponse } from './openapi-response.js'
 import type { ResolvedOptions, SandboxOptions } from './options.js'
@@ -42,8 +44,22 @@ export interface Sandbox {
   readonly config: RuntimeConfig
   /** Changes runtime settings of the default sandbox; returns them. */
   configure(changes: RuntimeConfigInput): RuntimeConfig
-  /** The default sandbox's request journal, oldest first. */
-  requests(): readonly JournalEntry[]
+  /**
+   * The default sandbox's request journal, oldest first; `method`, `path` (concrete or a route
+   * template such as `/users/{user_id}/orders`, relative to the base path) and `status` filter.
+   */
+  requests(filter?: JournalFilter): readonly JournalEntry[]
+  /**
+   * Makes a route of the default sandbox answer something else (CONTRACT C2), until removed
+   * or `times` matching requests; validated as `POST /__sandbox/overrides` (TypeError naming
+   * the field). Returns the stored override with `remove()`.
+   *
+   * @example
+   * const down = sandbox.override({ method: 'GET', path: '/users', times: 1, response: { status: 503 } })
+   */
+  override(input: OverrideInput): Override & { remove(): boolean }
+  /** The default sandbox's overrides, oldest first. */
+  readonly overrides: readonly Override[]
   /** The sandbox serving an `X-Sandbox-Id` (created on first use), or the default one. */
   instance(name?: string | null): SandboxInstance
 }
@@ -96,7 +112,7 @@ export function createSandbox(options: SandboxOptions = {}): Sandbox {
   const handleRequest = (request: ApiRequest) => handle(host, request)
   const main = registry.defaultInstance
 
-  return {
+  const sandbox: Sandbox = {
     options: resolved,
     handlers: createHandlers(resolved, handleRequest),
     db: main.store,
@@ -139,7 +155,22 @@ export function createSandbox(options: SandboxOptions = {}): Sandbox {
       }
       return { ...main.configure(parsed.data) }
     },
-    requests: () => main.journal.entries(),
+    requests: (filter) => (filter ? main.journal.matching(filter) : main.journal.entries()),
+    override(input) {
+      const parsed = overrideInputSchema.safeParse(input, { reportInput: true })
+      if (!parsed.success) {
+        throw new TypeError(
+          `Invalid override: ${parsed.error.issues.map((issue) => describeIssue(issue)).join('; ')}`,
+        )
+      }
+      const stored = main.overrides.add(parsed.data)
+      return { ...stored, remove: () => main.overrides.remove(stored.id) }
+    },
+    get overrides() {
+      return main.overrides.list()
+    },
     instance: (name = null) => registry.get(name),
   }
+  for (const input of options.overrides ?? []) sandbox.override(input)
+  return sandbox
 }

@@ -2,6 +2,7 @@ import type { ProgressReporter } from '../db/progress.js'
 import type { DbSnapshot } from '../db/store.js'
 import { Store } from '../db/store.js'
 import { Journal } from './journal.js'
+import { Overrides } from './overrides.js'
 import { createPrng, hashString } from './prng.js'
 import type { RuntimeConfig } from './runtime-config.js'
 import { withSettings } from './runtime-config.js'
@@ -56,6 +57,8 @@ export class SandboxInstance {
   readonly store: Store
   readonly sessions: Sessions
   readonly journal: Journal
+  /** The overrides of CONTRACT C2: kept across data resets, dropped by a full reset. */
+  readonly overrides = new Overrides()
   readonly limits: SandboxLimits
   /** The data file keeping this sandbox's data, if any (set by the server for `--data`). */
   persistence: Persistence | null = null
@@ -108,6 +111,7 @@ export class SandboxInstance {
   reset(): void {
     this.resetData()
     this.journal.clear()
+    this.overrides.clear()
     this.config = { ...this.#options.config }
   }
 

@@ -1,3 +1,5 @@
+import { pathMatcher } from './overrides.js'
+
 /** One API request as the journal shows it (`GET /__sandbox/requests`). */
 export interface JournalEntry {
   id: number
@@ -13,6 +15,8 @@ export interface JournalEntry {
   requestBody?: unknown
   /** The business code of the envelope; null when there was no envelope (dropped). */
   responseCode: number | null
+  /** The override that answered (CONTRACT C2), when one did. */
+  overrideId?: number
 }
 
 /** What is kept per request: the raw parts, formatted only when someone reads the journal. */
@@ -27,6 +31,17 @@ export interface JournalRecord {
   /** The parsed body (never mutated after parsing), when there was one. */
   body?: unknown
   responseCode: number | null
+  overrideId?: number
+  /** The path relative to the base path (what filters and overrides match). */
+  apiPath?: string
+}
+
+/** What `GET /__sandbox/requests` and `sandbox.requests()` filter by (CONTRACT C2). */
+export interface JournalFilter {
+  method?: string
+  /** A concrete path or a route template, relative to the base path. */
+  path?: string
+  status?: number
 }
 
 /** How much a journal keeps (CONTRACT C3: bounds in bytes as well as counts). */
@@ -106,6 +121,21 @@ export class Journal {
     return this.#bytes
   }
 
+  /** The entries matching a filter, oldest first, formatted for reading. */
+  matching(filter: JournalFilter): JournalEntry[] {
+    const method = filter.method?.toUpperCase()
+    const path = filter.path === undefined ? null : pathMatcher(filter.path)
+    const entries: JournalEntry[] = []
+    for (let index = this.#head; index < this.#items.length; index++) {
+      const item = this.#items[index]!
+      if (method !== undefined && item.method !== method) continue
+      if (filter.status !== undefined && item.status !== filter.status) continue
+      if (path && !path(item.apiPath ?? item.path)) continue
+      entries.push(format(item))
+    }
+    return entries
+  }
+
   /** Entries `from` (0 = oldest) up to `to`, formatted for reading. */
   entries(from = 0, to = this.size): JournalEntry[] {
     const entries: JournalEntry[] = []
@@ -124,7 +154,7 @@ export class Journal {
   }
 }
 
-function format(record: Kept): JournalEntry {
+function format({ apiPath: _, ...record }: Kept): JournalEntry {
   return {
     id: record.id,
     at: new Date(record.at).toISOString(),
@@ -142,6 +172,7 @@ function format(record: Kept): JournalEntry {
               : `${record.bodyText}…[cut: ${record.cutFrom} characters in all]`,
         }),
     responseCode: record.responseCode,
+    ...(record.overrideId === undefined ? {} : { overrideId: record.overrideId }),
   }
 }
 

@@ -5,6 +5,7 @@ import type { SeedOptions } from '../db/seed.js'
 import { resolveSeedOptions } from '../db/seed.js'
 import type { Delay, RuntimeConfig } from './runtime-config.js'
 import type { SandboxLimits } from './limits.js'
+import type { OverrideInput } from './overrides.js'
 import { defaultLimits, limitBounds } from './limits.js'
 import { defaultRuntimeConfig, runtimeConfigPatchSchema, withSettings } from './runtime-config.js'
 
@@ -54,6 +55,8 @@ export interface SandboxOptions extends SeedOptions {
   onUnexpectedError?: (error: unknown) => void
   /** Hears how seeding and indexing advance (for a progress bar on big data sets). */
   onProgress?: ProgressReporter
+  /** Overrides (CONTRACT C2) the default sandbox starts with, as `sandbox.override()` takes them. */
+  overrides?: readonly OverrideInput[]
 }
 
 export interface ResolvedOptions extends Required<SeedOptions> {

@@ -199,6 +199,24 @@ describe.runIf(run)('browser mode in Chromium', () => {
     expect(warnings).toHaveLength(1)
   })
 
+  it('overrides (C2) in browser mode: POST /__sandbox/overrides from the page, counted, journaled', async () => {
+    const page = await open()
+    const created = await pageFetch(page, '/__sandbox/overrides', {
+      method: 'POST',
+      token: null,
+      body: { method: 'GET', path: '/users', times: 1, response: { status: 503 } },
+    })
+    expect(created.status).toBe(201)
+    const down = await pageFetch(page, '/users?pageSize=1')
+    expect(down).toMatchObject({ status: 503, body: { code: 50300, data: null } })
+    expect((await pageFetch(page, '/users?pageSize=1')).status).toBe(200)
+    const journal = await pageFetch(page, '/__sandbox/requests?method=GET&path=/users&status=503', {
+      token: null,
+    })
+    expect(journal.body.data.total).toBe(1)
+    expect(journal.body.data.list[0].overrideId).toBe(created.body.data.id)
+  })
+
   it('without persist a reload starts from the seed again', async () => {
     const page = await open()
     const created = await pageFetch(page, '/users', {

@@ -1,7 +1,7 @@
 import type { ChildProcess } from 'node:child_process'
 import { execFile, spawn } from 'node:child_process'
 import { once } from 'node:events'
-import { mkdtemp, readFile } from 'node:fs/promises'
+import { mkdtemp, readFile, writeFile } from 'node:fs/promises'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { fileURLToPath } from 'node:url'
@@ -158,6 +158,25 @@ describe('shop-sandbox CLI', () => {
     const lines = stderr.trim().split('\n')
     expect(lines).toHaveLength(1)
     expect(lines[0]).toContain(text)
+  })
+
+  it('--overrides loads overrides from a JSON file at start; a bad file is one line and exit 1', async () => {
+    const dir = await mkdtemp(join(tmpdir(), 'shop-sandbox-overrides-'))
+    const file = join(dir, 'overrides.json')
+    await writeFile(
+      file,
+      JSON.stringify([{ method: 'GET', path: '/products', response: { status: 503 } }]),
+    )
+    const { url } = await start('--port', '0', '--quiet', '--overrides', file)
+    const products = await fetch(`${url}/products`, {
+      headers: { authorization: 'Bearer sandbox-member-token' },
+    })
+    expect(products.status).toBe(503)
+    await writeFile(file, JSON.stringify([{ path: 'products', response: { status: 503 } }]))
+    const bad = await cli('--port', '0', '--overrides', file)
+    expect(bad.code).toBe(1)
+    expect(bad.stderr.trim().split('\n')).toHaveLength(1)
+    expect(bad.stderr).toContain('Invalid override: path')
   })
 
   it('says so when the port is taken', async () => {

@@ -8,6 +8,33 @@ describe.each(['fast', 'msw'] as const)('over real HTTP (%s transport)', (transp
   const http = useSandboxServer({ transport })
   const { call, logLines } = http
 
+  it('C2 over HTTP: a counted override with headers, a stub without a token, a dropped connection, the journal', async () => {
+    const post = (body: unknown) => call('POST', '/__sandbox/overrides', { body, token: null })
+    const counted = await post({
+      method: 'GET',
+      path: '/users/{user_id}',
+      times: 1,
+      response: { status: 503, headers: { 'Retry-After': '7' } },
+    })
+    expect(counted.status).toBe(201)
+    const down = await call('GET', '/users/2')
+    expect(down.status).toBe(503)
+    expect(down.headers.get('retry-after')).toBe('7')
+    expect(down.body).toEqual({ code: 50300, message: 'service unavailable', data: null })
+    expect((await call('GET', '/users/2')).status).toBe(200)
+    await post({ path: '/reports/{report_id}', response: { status: 200, body: ['raw'] } })
+    const stub = await call('GET', '/reports/9', { token: null, overridden: true })
+    expect(stub.body).toEqual(['raw'])
+    await post({ path: '/products/1', times: 1, response: { drop: true } })
+    await expect(call('GET', '/products/1')).rejects.toThrow()
+    const journal = await call('GET', '/__sandbox/requests?path=/users/{user_id}&status=503', {
+      token: null,
+    })
+    expect(journal.body.data.total).toBe(1)
+    expect(journal.body.data.list[0].overrideId).toBe(counted.body.data.id)
+    await call('DELETE', '/__sandbox/overrides', { token: null })
+  })
+
   it.each([
     {
       method: 'GET',

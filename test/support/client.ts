@@ -15,6 +15,8 @@ export interface CallOptions {
   /** Raw body text, sent as is. */
   raw?: string
   headers?: Record<string, string | undefined>
+  /** The answer is an override's (CONTRACT C2): deliberately outside the OpenAPI document. */
+  overridden?: boolean
 }
 
 export const ADMIN = 'sandbox-admin-token'
@@ -54,7 +56,8 @@ export function clientFor(base: string) {
     } catch {
       parsed = null
     }
-    assertConforms(method, new URL(`${base}${path}`), basePath, response.status, parsed, text)
+    if (!options.overridden)
+      assertConforms(method, new URL(`${base}${path}`), basePath, response.status, parsed, text)
     return { status: response.status, headers: response.headers, body: parsed, text }
   }
 }
