@@ -55,6 +55,9 @@ export async function serve(
       `  admin token:  ${fixedTokens[0].token}  (user 1, ${fixedAccounts[0].email})`,
       `  member token: ${fixedTokens[1].token}  (user 2, ${fixedAccounts[1].email})`,
       `  try:          ${example}`,
+      ...(server.sandbox.options.control
+        ? [`  console:      ${new URL(server.url).origin}/__sandbox/ui`]
+        : []),
     ].join('\n'),
   )
   let stopping = false

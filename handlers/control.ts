@@ -19,6 +19,8 @@ import { overrideInputSchema, overrideSchema } from '../sandbox/overrides.js'
 export interface ControlContext {
   request: ApiRequest
   instance: SandboxInstance
+  /** Every live sandbox: the default one first. */
+  sandboxes(): readonly SandboxInstance[]
   /** Reads the JSON body up to `limit` bytes; `bytes` hears how many there were. */
   readJson(limit?: number, onBytes?: (bytes: number) => void): Promise<unknown>
 }
@@ -47,7 +49,10 @@ export const journalEntrySchema = documented(
     status: documented(z.int(), { description: 'HTTP status; 0 when the connection was dropped.' }),
     durationMs: z.number(),
     requestBody: documented(z.unknown(), {
-      description: 'The JSON body, passwords redacted.',
+      description: 'The JSON body, passwords redacted (cut past --journal-body-bytes).',
+    }).optional(),
+    responseBody: documented(z.unknown(), {
+      description: 'The response body as sent (cut past --journal-body-bytes).',
     }).optional(),
     responseCode: z.int().nullable(),
     overrideId: documented(z.int(), {
@@ -89,6 +94,16 @@ const infoSchema = documented(
   { id: 'SandboxInfo' },
 )
 
+const sandboxSummarySchema = documented(
+  z.object({
+    sandboxId: z.string().nullable(),
+    counts: countsSchema,
+    requests: z.int(),
+    overrides: z.int(),
+  }),
+  { id: 'SandboxSummary' },
+)
+
 export const controlRouter = new Router<ControlOperation>([
   {
     path: '/',
@@ -107,6 +122,36 @@ export const controlRouter = new Router<ControlOperation>([
             requests: instance.journal.size,
             persistence: instance.persistence?.status ?? null,
           }),
+      },
+    },
+  },
+  {
+    path: '/sandboxes',
+    operations: {
+      GET: {
+        docs: {
+          operationId: 'listSandboxes',
+          summary: 'The live sandboxes: the default one, then each X-Sandbox-Id',
+          success: { status: 200, data: sandboxSummarySchema, list: true },
+          query: 'paging',
+        },
+        run({ sandboxes, request }) {
+          const { page, pageSize } = parsePaging(request.url.searchParams)
+          const all = sandboxes().map((one) => ({
+            sandboxId: one.name,
+            counts: counts(one),
+            requests: one.journal.size,
+            overrides: one.overrides.size,
+          }))
+          const start = (page - 1) * pageSize
+          const payload: ListPayload<unknown> = {
+            list: all.slice(start, start + pageSize),
+            total: all.length,
+            page,
+            pageSize,
+          }
+          return success(payload)
+        },
       },
     },
   },
@@ -320,6 +365,7 @@ export function handleControl(
   request: ApiRequest,
   path: string,
   instance: SandboxInstance,
+  sandboxes: () => readonly SandboxInstance[] = () => [instance],
 ): Promise<ApiResponse> {
   const match = controlRouter.match(path)
   if (!match) throw ApiError.of('notFound', `no control route ${request.method} /__sandbox${path}`)
@@ -328,6 +374,7 @@ export function handleControl(
     operation.run({
       request,
       instance,
+      sandboxes,
       readJson: (limit, onBytes) => readJsonBody(request, limit, onBytes),
     }),
   )

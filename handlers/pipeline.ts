@@ -102,6 +102,7 @@ async function journaled(
       durationMs: Math.round((performance.now() - started) * 100) / 100,
       ...('body' in seen ? { body: seen.body } : {}),
       ...(seen.overrideId === undefined ? {} : { overrideId: seen.overrideId }),
+      ...(response.body === null ? {} : { responseText: response.body }),
       responseCode: response.code,
     })
   }

@@ -104,7 +104,7 @@ export function createSandbox(options: SandboxOptions = {}): Sandbox {
     settle: (instance) => registry.settle(instance),
     now: resolved.now,
     control: (request, path, instance) =>
-      resolved.control ? handleControl(request, path, instance) : null,
+      resolved.control ? handleControl(request, path, instance, () => registry.all()) : null,
     documents: (request, path) =>
       path === resolved.openApiPath ? openApiResponse(request, resolved) : null,
     onUnexpectedError: resolved.onUnexpectedError,

@@ -13,6 +13,8 @@ export interface JournalEntry {
   durationMs: number
   /** The parsed JSON body, with passwords and tokens redacted; absent when there was none. */
   requestBody?: unknown
+  /** The response body as sent (JSON), cut like request bodies; absent when there was none. */
+  responseBody?: unknown
   /** The business code of the envelope; null when there was no envelope (dropped). */
   responseCode: number | null
   /** The override that answered (CONTRACT C2), when one did. */
@@ -34,6 +36,8 @@ export interface JournalRecord {
   overrideId?: number
   /** The path relative to the base path (what filters and overrides match). */
   apiPath?: string
+  /** The response body text as sent, when there was one. */
+  responseText?: string
 }
 
 /** What `GET /__sandbox/requests` and `sandbox.requests()` filter by (CONTRACT C2). */
@@ -61,11 +65,13 @@ export const defaultJournalLimits: Readonly<JournalLimits> = {
 }
 
 /** An entry as kept: the body as (possibly cut) redacted JSON text, and its estimated size. */
-interface Kept extends Omit<JournalRecord, 'body'> {
+interface Kept extends Omit<JournalRecord, 'body' | 'responseText'> {
   id: number
   bodyText?: string
   /** The full length of a body that was cut. */
   cutFrom?: number
+  responseText?: string
+  responseCutFrom?: number
   bytes: number
 }
 
@@ -87,8 +93,12 @@ export class Journal {
   add(record: JournalRecord): void {
     const { size, bodyBytes, bytes: budget } = this.limits
     if (size === 0) return
-    const { body, ...rest } = record
+    const { body, responseText, ...rest } = record
     const entry: Kept = { ...rest, id: this.#nextId++, bytes: 0 }
+    if (responseText !== undefined && bodyBytes > 0) {
+      entry.responseText = responseText.slice(0, bodyBytes)
+      if (responseText.length > bodyBytes) entry.responseCutFrom = responseText.length
+    }
     if ('body' in record && bodyBytes > 0) {
       const text = JSON.stringify(body, redactSecrets) ?? 'null'
       if (text.length > bodyBytes) {
@@ -154,6 +164,16 @@ export class Journal {
   }
 }
 
+/** A kept body: parsed when whole, else the cut text with its marker. */
+function shown(text: string, cutFrom: number | undefined): unknown {
+  if (cutFrom !== undefined) return `${text}…[cut: ${cutFrom} characters in all]`
+  try {
+    return JSON.parse(text)
+  } catch {
+    return text
+  }
+}
+
 function format({ apiPath: _, ...record }: Kept): JournalEntry {
   return {
     id: record.id,
@@ -166,11 +186,11 @@ function format({ apiPath: _, ...record }: Kept): JournalEntry {
     ...(record.bodyText === undefined
       ? {}
       : {
-          requestBody:
-            record.cutFrom === undefined
-              ? JSON.parse(record.bodyText)
-              : `${record.bodyText}…[cut: ${record.cutFrom} characters in all]`,
+          requestBody: shown(record.bodyText, record.cutFrom),
         }),
+    ...(record.responseText === undefined
+      ? {}
+      : { responseBody: shown(record.responseText, record.responseCutFrom) }),
     responseCode: record.responseCode,
     ...(record.overrideId === undefined ? {} : { overrideId: record.overrideId }),
   }

@@ -47,6 +47,11 @@ export class InstanceRegistry {
     return instance
   }
 
+  /** The default sandbox, then the named ones, least recently used first. */
+  all(): SandboxInstance[] {
+    return [this.defaultInstance, ...this.#named.values()]
+  }
+
   /** How many named sandboxes are alive. */
   get size(): number {
     return this.#named.size

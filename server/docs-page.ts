@@ -18,6 +18,7 @@ const page = `<!doctype html>
     <style>body { margin: 0 } .topbar { display: none }</style>
   </head>
   <body>
+    <p style="font: 14px system-ui, sans-serif; margin: .5rem 1rem"><a href="/__sandbox/ui">Sandbox console</a></p>
     <div id="reference"></div>
     <script src="/docs/assets/swagger-ui-bundle.js"></script>
     <script src="/docs/init.js"></script>

@@ -12,6 +12,7 @@ import type { SandboxOptions } from '../sandbox/options.js'
 import { applyCors } from './cors.js'
 import type { AllowedHosts } from './guard.js'
 import { hostGuard, originPolicy, originRefused } from './guard.js'
+import { consolePage } from './console-page.js'
 import { docsPage } from './docs-page.js'
 import type { Frame } from './msw-transport.js'
 import { fromNodeRequest, requestUrl } from './node-request.js'
@@ -222,6 +223,7 @@ function requestListener(sandbox: Sandbox, options: ListenerOptions) {
     })
   }
   const docs = docsPage()
+  const ui = consolePage()
   const { onUnexpectedError } = sandbox.options
   const pipeline = (req: IncomingMessage, res: ServerResponse, url: URL) => {
     sandbox.handle(fromNodeRequest(req, url)).then(
@@ -251,6 +253,7 @@ function requestListener(sandbox: Sandbox, options: ListenerOptions) {
     if (cors === 'answered') return
     if (cors === 'refused') return refuse(req, res, originRefused(req.headers.origin!))
     if (docs(req, res, url.pathname)) return
+    if (sandbox.options.control && ui(req, res, url.pathname)) return
     const { msw } = options
     if (
       msw &&
