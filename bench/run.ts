@@ -13,6 +13,7 @@ import {
   warmUp,
 } from './harness.js'
 import { countsFor, scenarios } from './scenarios.js'
+import { browserWeight, coldStart } from './cold-start.js'
 import { soak } from './soak.js'
 
 /**
@@ -59,6 +60,8 @@ console.log(
 console.log(`sizes ${sizes.join(', ')} users · ${seconds}s per run · ${connections} connections\n`)
 
 await buildServers()
+const cold = coldStart()
+const weight = await browserWeight()
 const small = createSandbox({ users: 100 })
 small.db.users.delete(7)
 const resetSmallMs = await medianMs(500, () => small.reset())
@@ -285,6 +288,18 @@ const targets = [
     value: servers[largest]!.settledRssMb!,
     met: (v: number) => v < 300,
     show: (v: number) => `${Math.round(v)} MB`,
+  },
+  {
+    target: `cold start of a test file (import, createSandbox, setupServer, first answer) ≤ 1.3× msw alone (${Math.round(cold.sandboxMs)} vs ${Math.round(cold.mswMs)} ms)`,
+    value: cold.ratio,
+    met: (v: number) => v <= 1.3,
+    show: (v: number) => `${v.toFixed(2)}×`,
+  },
+  {
+    target: 'browser mode adds ≤ 400 kB minified (msw external)',
+    value: weight,
+    met: (v: number) => v <= 400_000,
+    show: (v: number) => `${Math.round(v / 1000)} kB`,
   },
   {
     target: 'reset() of a 100-user sandbox < 1 ms',

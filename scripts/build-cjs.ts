@@ -39,7 +39,7 @@ await build({
   banner: { js: `const __importMetaUrl = require('node:url').pathToFileURL(__filename).href;` },
 })
 await build({
-  stdin: { contents: `export { Faker } from '@faker-js/faker'`, resolveDir: '.' },
+  stdin: { contents: `export { faker } from '@faker-js/faker/locale/base'`, resolveDir: '.' },
   bundle: true,
   outfile: join(out, 'vendor', 'faker.js'),
   format: 'cjs',
@@ -57,7 +57,10 @@ for (const file of all.filter((name) => name.endsWith('.d.ts'))) {
 // The seeder requires the bundled faker instead of the ESM-only package.
 const seed = join(out, 'db', 'seed.js')
 const source = readFileSync(seed, 'utf8')
-const patched = source.replace('require("@faker-js/faker")', 'require("../vendor/faker.js")')
-if (patched === source) throw new Error(`${seed}: no require("@faker-js/faker") to replace`)
+const patched = source.replace(
+  'require("@faker-js/faker/locale/base")',
+  'require("../vendor/faker.js")',
+)
+if (patched === source) throw new Error(`${seed}: no require of faker's base locale to replace`)
 writeFileSync(seed, patched)
 writeFileSync(join(out, 'package.json'), `${JSON.stringify({ type: 'commonjs' })}\n`)
