@@ -35,6 +35,9 @@ await build({
   logLevel: 'warning',
   // import() becomes require(): Jest's CommonJS runtime has no dynamic import without flags.
   supported: { 'dynamic-import': false },
+  // The ESM build beside it is the readable one; this copy only needs to run.
+  minifyWhitespace: true,
+  minifySyntax: true,
   define: { 'import.meta.url': '__importMetaUrl' },
   banner: { js: `const __importMetaUrl = require('node:url').pathToFileURL(__filename).href;` },
 })
