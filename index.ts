@@ -36,7 +36,9 @@ export {
   userSchema,
 } from './db/user-schema.js'
 export { ApiError } from './handlers/api-error.js'
-export { fixedTokens } from './handlers/auth.js'
+import { fixedTokens } from './handlers/auth.js'
+
+export { fixedTokens }
 export type { BusinessCode, CodeName } from './handlers/codes.js'
 export { codes, ErrorCode } from './handlers/codes.js'
 export type { Envelope, ErrorEnvelope, ListPayload, SuccessEnvelope } from './handlers/envelope.js'
@@ -51,8 +53,8 @@ export type { Delay, RuntimeConfig, RuntimeConfigInput } from './sandbox/runtime
 export type { UnhandledStrategy } from './sandbox/unhandled.js'
 
 /** The fixed admin token: user 1, admin@example.com. */
-export const ADMIN_TOKEN = 'sandbox-admin-token'
+export const ADMIN_TOKEN = fixedTokens[0].token
 /** The fixed member token: user 2, member@example.com. */
-export const MEMBER_TOKEN = 'sandbox-member-token'
+export const MEMBER_TOKEN = fixedTokens[1].token
 export type { OpenApiOptions } from './openapi/document.js'
 export { openApiDocument } from './openapi/document.js'

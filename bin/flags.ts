@@ -1,4 +1,5 @@
 import bytes from 'bytes'
+import { MAX_DELAY_MS } from '../sandbox/runtime-config.js'
 
 /** Flag parsers for the CLI: each returns the value or throws a one-line message naming the flag. */
 
@@ -27,9 +28,9 @@ export function delayFlag(raw: unknown): string {
   const text = String(raw)
   const match = /^(\d{1,5})(?:-(\d{1,5}))?$/.exec(text)
   const [min, max] = [Number(match?.[1]), Number(match?.[2] ?? match?.[1])]
-  if (!match || min > max || max > 60_000) {
+  if (!match || min > max || max > MAX_DELAY_MS) {
     throw new Error(
-      `--delay must be <ms> or <min>-<max> with 0 <= min <= max <= 60000, got '${text}'`,
+      `--delay must be <ms> or <min>-<max> with 0 <= min <= max <= ${MAX_DELAY_MS}, got '${text}'`,
     )
   }
   return text

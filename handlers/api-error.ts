@@ -26,6 +26,11 @@ export class ApiError extends Error {
     super(message)
   }
 
+  /** 422 / 42200 naming every problem (`field: why`), the one shape of a validation failure. */
+  static invalid(problems: readonly string[]): ApiError {
+    return ApiError.of('validationFailed', `validation failed: ${problems.join('; ')}`)
+  }
+
   /** An error for a catalogued code, with its default message unless one is given. */
   static of(name: CodeName, message?: string, headers?: Record<string, string>): ApiError {
     const entry = codes[name]

@@ -106,7 +106,7 @@ export function validateBody<S extends z.ZodType>(
   // 422 names them beside every other failing field.
   if (references) problems.push(...references(body))
   if (problems.length > 0 || !result.success) {
-    throw ApiError.of('validationFailed', `validation failed: ${problems.join('; ')}`)
+    throw ApiError.invalid(problems)
   }
   return result.data
 }

@@ -180,8 +180,7 @@ export const controlRouter = new Router<ControlOperation>([
           let bytes = 0
           const body = await readJson(instance.limits.maxDocumentBytes, (n) => (bytes = n))
           const check = checkSnapshot(body)
-          if (!check.ok)
-            throw ApiError.of('validationFailed', `validation failed: ${check.problem}`)
+          if (!check.ok) throw ApiError.invalid([check.problem])
           instance.replaceData(check.document, bytes)
           return success(counts(instance))
         },

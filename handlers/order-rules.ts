@@ -84,8 +84,7 @@ export function resolveItems(
       unitPrice: product?.price ?? 0,
     }
   })
-  if (problems.length > 0)
-    throw ApiError.of('validationFailed', `validation failed: ${problems.join('; ')}`)
+  if (problems.length > 0) throw ApiError.invalid(problems)
   return resolved
 }
 

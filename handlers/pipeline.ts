@@ -14,6 +14,7 @@ import { allowHeader, operationFor } from './router.js'
 import { apiRouter } from './routes.js'
 import { refuseUnsavable } from './unsavable.js'
 import { overrideAnswer } from '../sandbox/overrides.js'
+import { MAX_DELAY_MS } from '../sandbox/runtime-config.js'
 
 /** What the pipeline needs from the sandbox that runs it. */
 export interface PipelineHost {
@@ -223,7 +224,7 @@ function sandboxId(request: ApiRequest): string | null {
 function delayHeader(request: ApiRequest): number | undefined {
   const raw = request.header('x-sandbox-delay')
   if (raw === null) return undefined
-  return integerParameter('X-Sandbox-Delay', raw.trim(), 0, 60_000)
+  return integerParameter('X-Sandbox-Delay', raw.trim(), 0, MAX_DELAY_MS)
 }
 
 function noRoute(request: ApiRequest): ApiError {
@@ -237,10 +238,7 @@ function toErrorResponse(host: PipelineHost, error: unknown): ApiResponse {
   if (error instanceof ApiError) return failure(error)
   if (error instanceof IdsExhausted) {
     return failure(
-      ApiError.of(
-        'validationFailed',
-        `validation failed: id: ${error.message}; delete ${error.table} or reset the data`,
-      ),
+      ApiError.invalid([`id: ${error.message}; delete ${error.table} or reset the data`]),
     )
   }
   host.onUnexpectedError(error)

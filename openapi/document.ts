@@ -1,3 +1,5 @@
+import { fixedAccounts } from '../db/seed.js'
+import { fixedTokens } from '../handlers/auth.js'
 import type * as z from 'zod'
 import type { CodeName } from '../handlers/codes.js'
 import { codes } from '../handlers/codes.js'
@@ -88,8 +90,7 @@ export function openApiDocument(options: OpenApiOptions = {}): JsonSchema {
         bearerAuth: {
           type: 'http',
           scheme: 'bearer',
-          description:
-            'A token from POST /sessions, or a fixed sandbox token: sandbox-admin-token (user 1, admin), sandbox-member-token (user 2, member).',
+          description: `A token from POST /sessions, or a fixed sandbox token: ${fixedTokens.map(({ token, userId }) => `${token} (user ${userId}, ${fixedAccounts[userId - 1]!.role})`).join(', ')}.`,
         },
       },
       parameters: headerParameters,

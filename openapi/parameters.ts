@@ -1,3 +1,4 @@
+import { MAX_DELAY_MS } from '../sandbox/runtime-config.js'
 import type { CodeName } from '../handlers/codes.js'
 import { codes } from '../handlers/codes.js'
 import { KEYWORD_MAX_LENGTH, PAGE_SIZE_DEFAULT, PAGE_SIZE_MAX } from '../handlers/list-query.js'
@@ -31,7 +32,7 @@ export const headerParameters = {
     name: 'X-Sandbox-Delay',
     in: 'header',
     description: 'Sandbox only: delay this response by that many milliseconds.',
-    schema: { type: 'integer', minimum: 0, maximum: 60000 },
+    schema: { type: 'integer', minimum: 0, maximum: MAX_DELAY_MS },
   },
 } as const
 

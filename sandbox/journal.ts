@@ -96,8 +96,9 @@ export class Journal {
     const { body, responseText, ...rest } = record
     const entry: Kept = { ...rest, id: this.#nextId++, bytes: 0 }
     if (responseText !== undefined && bodyBytes > 0) {
-      entry.responseText = responseText.slice(0, bodyBytes)
-      if (responseText.length > bodyBytes) entry.responseCutFrom = responseText.length
+      const redacted = redactJsonText(responseText)
+      entry.responseText = redacted.slice(0, bodyBytes)
+      if (redacted.length > bodyBytes) entry.responseCutFrom = redacted.length
     }
     if ('body' in record && bodyBytes > 0) {
       const text = JSON.stringify(body, redactSecrets) ?? 'null'
@@ -198,6 +199,14 @@ function format({ apiPath: _, ...record }: Kept): JournalEntry {
 
 /** Fields whose values the journal never shows. */
 const SECRET_FIELD = /pass(word)?|secret|token/i
+
+/** String values of secret fields in a JSON text (a session's `token`, …), found without parsing. */
+const SECRET_VALUE = /("[^"\\]*(?:pass(?:word)?|secret|token)[^"\\]*"\s*:\s*)"(?:[^"\\]|\\.)*"/gi
+
+/** A JSON text with every password, secret or token field's string value replaced. */
+export function redactJsonText(text: string): string {
+  return text.replace(SECRET_VALUE, '$1"[redacted]"')
+}
 
 /** `JSON.stringify` replacer hiding every password, secret or token field (no copy of the body). */
 export function redactSecrets(key: string, value: unknown): unknown {

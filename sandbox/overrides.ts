@@ -3,6 +3,7 @@ import { documented } from '../db/registry.js'
 import { codeForStatus, codes } from '../handlers/codes.js'
 import { JSON_CONTENT_TYPE } from '../handlers/envelope.js'
 import type { ApiResponse } from '../handlers/exchange.js'
+import { MAX_DELAY_MS } from './runtime-config.js'
 
 /** Methods an override may name (HEAD is matched by GET overrides, as by GET routes). */
 const overrideMethods = ['GET', 'HEAD', 'POST', 'PUT', 'PATCH', 'DELETE', 'OPTIONS'] as const
@@ -21,7 +22,7 @@ const overrideResponseSchema = z.union([
     headers: z
       .record(z.string().regex(headerName, 'must be a header name'), z.string().max(4000))
       .optional(),
-    delayMs: z.int().min(0).max(60_000).optional(),
+    delayMs: z.int().min(0).max(MAX_DELAY_MS).optional(),
   }),
 ])
 

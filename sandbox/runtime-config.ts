@@ -2,7 +2,10 @@ import * as z from 'zod'
 import { definedOnly } from '../db/defined-only.js'
 import { documented } from '../db/registry.js'
 
-const delayMs = z.int().min(0).max(60_000)
+/** The longest delay anything may ask for: settings, `X-Sandbox-Delay`, overrides. */
+export const MAX_DELAY_MS = 60_000
+
+const delayMs = z.int().min(0).max(MAX_DELAY_MS)
 
 const delayRange = z
   .object({ min: delayMs, max: delayMs })
@@ -22,7 +25,7 @@ const delayValue = z.union([delayMs, delayRange])
 
 /** A latency as given: ms, a range `{ min, max }`, or the text `"100-300"`. */
 export const delaySchema = documented(z.union([delayMs, delayRange, delayText]), {
-  description: 'Milliseconds (0-60000), or a range { min, max } (also written "100-300").',
+  description: `Milliseconds (0-${MAX_DELAY_MS}), or a range { min, max } (also written "100-300").`,
 })
 
 /** A share of requests, 0 to 1. */

@@ -101,6 +101,7 @@ describe('control API: /__sandbox/requests', () => {
       query: { page: '2' },
       status: 200,
       durationMs: expect.any(Number),
+      responseBody: expect.objectContaining({ code: 0, message: 'success' }),
       responseCode: 0,
     })
     expect(second).toMatchObject({
@@ -108,7 +109,9 @@ describe('control API: /__sandbox/requests', () => {
       path: '/sessions',
       status: 201,
       requestBody: { email: 'admin@example.com', password: '[redacted]' },
+      responseBody: { code: 0, data: { token: '[redacted]' } },
     })
+    expect(JSON.stringify(body)).not.toMatch(/sbx_/)
     expect(JSON.stringify(body)).not.toContain('sandbox-admin-token')
   })
 
