@@ -45,7 +45,7 @@ export async function readJsonBody(
     )
   if (declared !== null && Number(declared) > limit) throw tooLarge()
   const type = request.header('content-type')
-  let bytes: Uint8Array | 'too-large'
+  let bytes: Uint8Array | 'too-large' | 'busy'
   try {
     bytes = await request.readBody(limit)
   } catch {
@@ -53,6 +53,8 @@ export async function readJsonBody(
     throw ApiError.of('malformedJson', 'malformed JSON body: the body was cut off')
   }
   if (bytes === 'too-large') throw tooLarge()
+  if (bytes === 'busy')
+    throw ApiError.of('rateLimited', 'too many large request bodies in flight; retry shortly')
   onBytes?.(bytes.byteLength)
   if (type === null || !jsonType.test(type)) {
     throw ApiError.of(

@@ -12,7 +12,11 @@ export interface ApiRequest {
    * Reads the body, at most `limit` bytes: the bytes, or `'too-large'` as soon as the
    * body turns out bigger (the rest is not read).
    */
-  readBody(limit: number): Promise<Uint8Array | 'too-large'>
+  /**
+   * The body up to `limit` bytes: `too-large` past it, `busy` when the server is already holding
+   * as many request bodies in memory as it allows.
+   */
+  readBody(limit: number): Promise<Uint8Array | 'too-large' | 'busy'>
 }
 
 export interface ApiResponse {

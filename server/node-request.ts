@@ -25,7 +25,11 @@ export function requestUrl(target: string | undefined): URL | null {
  * objects (the costliest part of serving MSW handlers over HTTP). The body is read only when
  * an operation asks for it, and only up to its limit.
  */
-export function fromNodeRequest(req: IncomingMessage, url: URL): ApiRequest {
+export function fromNodeRequest(
+  req: IncomingMessage,
+  url: URL,
+  budget: BodyBudget = unlimited,
+): ApiRequest {
   return {
     method: (req.method ?? 'GET').toUpperCase(),
     url,
@@ -34,20 +38,54 @@ export function fromNodeRequest(req: IncomingMessage, url: URL): ApiRequest {
       if (value === undefined) return null
       return Array.isArray(value) ? value.join(', ') : value
     },
-    readBody: (limit) => readNodeBody(req, limit),
+    readBody: (limit) => readNodeBody(req, limit, budget),
   }
 }
 
-function readNodeBody(req: IncomingMessage, limit: number): Promise<Uint8Array | 'too-large'> {
+/**
+ * How many bytes of request bodies the server holds in memory at once (C3): past it, a body
+ * is refused 429 / 42900 instead of read, so many big uploads at once cannot exhaust the heap.
+ */
+export class BodyBudget {
+  #held = 0
+  constructor(readonly bytes: number) {}
+  take(size: number): boolean {
+    if (this.#held + size > this.bytes) return false
+    this.#held += size
+    return true
+  }
+  release(size: number): void {
+    this.#held -= size
+  }
+}
+
+const unlimited = new BodyBudget(Number.POSITIVE_INFINITY)
+
+function readNodeBody(
+  req: IncomingMessage,
+  limit: number,
+  budget: BodyBudget,
+): Promise<Uint8Array | 'too-large' | 'busy'> {
   return new Promise((resolve, reject) => {
     const chunks: Buffer[] = []
     let size = 0
+    let done = false
     const cleanup = () => {
+      if (done) return
+      done = true
       req.off('data', onData)
       req.off('end', onEnd)
       req.off('error', onError)
+      req.off('close', onClose)
+      budget.release(size)
     }
     const onData = (chunk: Buffer) => {
+      if (!budget.take(chunk.length)) {
+        cleanup()
+        discardBody(req)
+        resolve('busy')
+        return
+      }
       size += chunk.length
       if (size > limit) {
         cleanup()
@@ -66,8 +104,15 @@ function readNodeBody(req: IncomingMessage, limit: number): Promise<Uint8Array |
       cleanup()
       reject(error)
     }
+    // A client that goes away mid-body: the bytes held so far go back to the budget.
+    const onClose = () => {
+      if (done || req.complete) return
+      cleanup()
+      reject(new Error('the client closed the connection mid-body'))
+    }
     req.on('data', onData)
     req.on('end', onEnd)
     req.on('error', onError)
+    req.on('close', onClose)
   })
 }

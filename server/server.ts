@@ -15,7 +15,7 @@ import { hostGuard, originPolicy, originRefused } from './guard.js'
 import { consolePage } from './console-page.js'
 import { docsPage } from './docs-page.js'
 import type { Frame } from './msw-transport.js'
-import { fromNodeRequest, requestUrl } from './node-request.js'
+import { BodyBudget, fromNodeRequest, requestUrl } from './node-request.js'
 import { DataFile } from './persistence.js'
 import { requestLog } from './request-log.js'
 import { discardBody, sendAnswer } from './respond.js'
@@ -47,6 +47,11 @@ export interface SandboxServerOptions extends SandboxOptions {
    * `'all'` turns the check off (CONTRACT C3; stops DNS rebinding).
    */
   allowedHosts?: AllowedHosts
+  /**
+   * Bytes of request bodies held in memory at once (default: an eighth of the heap limit, at
+   * most 128 MiB); past it a body is refused 429 / 42900 instead of read.
+   */
+  inFlightBodyBytes?: number
   /** Override some of the {@link timeouts}. */
   timeouts?: Partial<ServerTimeouts>
   /**
@@ -123,6 +128,7 @@ export async function createSandboxServer(
     data,
     corsOrigin,
     allowedHosts = [],
+    inFlightBodyBytes,
     transport = 'fast',
     timeouts: timeoutOverrides,
     ...sandboxOptions
@@ -137,6 +143,9 @@ export async function createSandboxServer(
   const outcome = dataFile ? await dataFile.open(sandboxOptions.onProgress) : null
   if (dataFile) sandbox.instance().persistence = dataFile
   const listener = requestListener(sandbox, {
+    bodies: new BodyBudget(
+      inFlightBodyBytes ?? Math.min(128 * 1024 * 1024, Math.floor(heapShare() / 2)),
+    ),
     origins: originPolicy(corsOrigin),
     hosts: hostGuard(allowedHosts, host),
     log: log ? requestLog(log) : undefined,
@@ -198,6 +207,7 @@ export async function createSandboxServer(
 }
 
 interface ListenerOptions {
+  bodies: BodyBudget
   origins: ReturnType<typeof originPolicy>
   hosts: ReturnType<typeof hostGuard>
   log: ReturnType<typeof requestLog> | undefined
@@ -226,7 +236,7 @@ function requestListener(sandbox: Sandbox, options: ListenerOptions) {
   const ui = consolePage()
   const { onUnexpectedError } = sandbox.options
   const pipeline = (req: IncomingMessage, res: ServerResponse, url: URL) => {
-    sandbox.handle(fromNodeRequest(req, url)).then(
+    sandbox.handle(fromNodeRequest(req, url, options.bodies)).then(
       (answer) => sendAnswer(req, res, answer),
       (error: unknown) => {
         onUnexpectedError(error)
