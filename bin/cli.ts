@@ -1,5 +1,5 @@
 import yargs from 'yargs'
-import { countLimits, seedDefaults } from '../db/seed.js'
+import { countLimits, seedDefaults, seedLimits } from '../db/seed.js'
 import { optionLimits } from '../sandbox/options.js'
 import bytes from 'bytes'
 import { defaultLimits, limitBounds } from '../sandbox/limits.js'
@@ -68,7 +68,7 @@ export async function runCli(argv: string[]): Promise<void> {
           .option('seed', {
             describe: 'Seed of the generated data',
             default: seedDefaults.seed,
-            coerce: integerFlag('seed', 0, 2 ** 31),
+            coerce: integerFlag('seed', ...seedLimits),
           })
           .option('users', {
             describe: 'Number of users (at least 2)',

@@ -29,6 +29,9 @@ export interface SeedOptions {
 
 export const seedDefaults = { seed: 1, users: 50, products: 30, orders: 100 } as const
 
+/** The seeds a sandbox accepts, [min, max]: any safe integer (the CLI's `--seed` takes the same). */
+export const seedLimits = [Number.MIN_SAFE_INTEGER, Number.MAX_SAFE_INTEGER] as const
+
 /** The counts a sandbox accepts, [min, max]: users 1 and 2 are the fixed accounts. */
 export const countLimits = {
   users: [2, 1_000_000],
