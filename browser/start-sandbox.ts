@@ -21,7 +21,7 @@ export interface BrowserSandboxOptions extends SandboxOptions {
   /** No MSW log line per request in the console (default false). */
   quiet?: boolean
   /**
-   * Keep the data across reloads in `localStorage`, in step across tabs (default false).
+   * Keep the data across reloads in IndexedDB, in step across tabs (default false).
    * `true` uses the key `shop-sandbox:db`; give `{ key }` to keep several data sets apart.
    */
   persist?: boolean | { key: string }
@@ -68,7 +68,7 @@ export async function startSandbox(options: BrowserSandboxOptions = {}): Promise
     ...sandboxOptions,
   })
   const persistence = persist
-    ? persistInStorage(sandbox.db, persist === true ? 'shop-sandbox:db' : persist.key)
+    ? await persistInStorage(sandbox.db, persist === true ? 'shop-sandbox:db' : persist.key)
     : null
   // With persistence, writes run one tab at a time on the newest data (ids unique across tabs).
   const handlers = persistence

@@ -1,11 +1,10 @@
 import { checkSnapshot } from '../db/document.js'
 import type { DbSnapshot, Store } from '../db/store.js'
 
-/** What is kept in browser storage: the data, its id sequences, and a revision counter. */
+/** What is kept: the data with its id sequences, and a revision every save increases. */
 interface Saved {
   version: 1
-  /** Increases with every save from any tab: a tab holding an older one reloads first. */
-  revision?: number
+  revision: number
   snapshot: DbSnapshot
 }
 
@@ -14,43 +13,59 @@ export interface StoragePersistence {
   /** Stops saving and listening. */
   stop(): void
   /**
-   * Runs a write as the only writer among the tabs (the Web Locks API): the newest data from
-   * storage is loaded first and the result saved before the next tab's write starts, so ids
-   * stay unique and no acknowledged write is lost.
+   * Runs a write as the only writer among the tabs (the Web Locks API): the newest saved data
+   * is loaded first and the result is saved before the next tab's write starts, so ids stay
+   * unique and no acknowledged write is lost.
    */
   exclusive<T>(write: () => Promise<T>): Promise<T>
 }
 
+const DATABASE = 'shop-sandbox'
+const STORE = 'data'
+
 /**
- * Keeps a store in `localStorage` across reloads, and in step across tabs: every change is
- * saved, a change saved by another tab (the `storage` event) is loaded, and writes run one
- * tab at a time ({@link StoragePersistence.exclusive}). A storage error (quota) is reported
- * once in the console; the app goes on with the data in memory.
+ * Keeps a store in IndexedDB across reloads and in step across tabs. IndexedDB, not
+ * `localStorage`: a tab's `localStorage` copy of another tab's write arrives late (Chromium
+ * syncs it between processes asynchronously), so a tab could write on stale data; IndexedDB
+ * transactions always read what was committed. Writes run one tab at a time under a Web Lock;
+ * after each, the other tabs hear of it on a BroadcastChannel and load it. A storage error
+ * (quota) is reported once in the console; the sandbox goes on in memory.
  */
-export function persistInStorage(
-  store: Store,
-  key: string,
-  storage: Storage = localStorage,
-): StoragePersistence {
-  const saved = read(storage, key)
-  let revision = saved?.revision ?? 0
-  if (saved) store.restore(saved.snapshot)
+export async function persistInStorage(store: Store, key: string): Promise<StoragePersistence> {
+  const database = await openDatabase()
+  const locks = (globalThis.navigator as Navigator | undefined)?.locks
+  const lockName = `shop-sandbox:${key}`
+  const channel = new BroadcastChannel(lockName)
+  let revision = 0
   let applying = false
-  let pending = false
+  let changed = false
   let failed = false
-  /** The newest revision any tab saved (a small key of its own, cheap to read). */
-  const storedRevision = () => Number(storage.getItem(`${key}:revision`) ?? 0) || 0
-  const save = () => {
-    pending = false
-    if (failed) return
+  let stopped = false
+
+  const serialized = <T>(run: () => Promise<T>): Promise<T> =>
+    locks ? (locks.request(lockName, run) as Promise<T>) : run()
+
+  /** Loads the saved data when it is newer than what this tab has. */
+  const catchUp = async () => {
+    const saved = await read(database, key)
+    if (!saved || saved.revision <= revision) return
+    applying = true
     try {
-      const next = Math.max(revision, storedRevision()) + 1
-      storage.setItem(
-        key,
-        JSON.stringify({ version: 1, revision: next, snapshot: store.snapshot() } satisfies Saved),
-      )
-      storage.setItem(`${key}:revision`, String(next))
+      store.restore(saved.snapshot)
+    } finally {
+      applying = false
+    }
+    revision = saved.revision
+  }
+  /** Saves this tab's data as the next revision, and tells the other tabs. */
+  const save = async () => {
+    changed = false
+    if (failed) return
+    const next = revision + 1
+    try {
+      await write(database, key, { version: 1, revision: next, snapshot: store.snapshot() })
       revision = next
+      channel.postMessage(next)
     } catch (error) {
       failed = true
       console.warn(
@@ -58,80 +73,79 @@ export function persistInStorage(
       )
     }
   }
-  /** Loads what another tab saved, when it is newer than what this tab has. */
-  const catchUp = () => {
-    if (storedRevision() <= revision) return
-    const newest = read(storage, key, false)
-    if (newest && (newest.revision ?? 0) > revision) apply(newest)
-  }
-  const apply = (incoming: Saved) => {
-    applying = true
-    try {
-      store.restore(incoming.snapshot)
-      revision = incoming.revision ?? revision
-    } finally {
-      applying = false
-    }
-  }
-  const stopSaving = store.subscribe(() => {
-    if (applying || pending) return
-    pending = true
-    queueMicrotask(() => {
-      if (pending) save()
-    })
+
+  await serialized(async () => {
+    await catchUp()
+    if (revision === 0) await save()
   })
-  if (!saved) save()
-  const onStorage = (event: StorageEvent) => {
-    if (event.key !== key || event.newValue === null) return
-    const incoming = parse(event.newValue)
-    if (incoming && (incoming.revision ?? 0) > revision) apply(incoming)
+  const unsubscribe = store.subscribe(() => {
+    if (applying) return
+    if (!changed) {
+      changed = true
+      // A change made outside a request (reset(), restore()) is saved under the lock too.
+      queueMicrotask(() => {
+        if (changed && !stopped) void serialized(async () => (changed ? save() : undefined))
+      })
+    }
+  })
+  channel.onmessage = (event: MessageEvent<number>) => {
+    if (typeof event.data === 'number' && event.data > revision && !stopped)
+      void serialized(catchUp)
   }
-  window.addEventListener('storage', onStorage)
-  const locks = (globalThis.navigator as Navigator | undefined)?.locks
   return {
     stop() {
-      stopSaving()
-      window.removeEventListener('storage', onStorage)
+      stopped = true
+      unsubscribe()
+      channel.close()
+      database.close()
     },
-    exclusive<T>(write: () => Promise<T>): Promise<T> {
-      const run = async () => {
-        catchUp()
+    exclusive<T>(run: () => Promise<T>): Promise<T> {
+      return serialized(async () => {
+        await catchUp()
         try {
-          return await write()
+          return await run()
         } finally {
-          if (pending) save()
+          if (changed) await save()
         }
-      }
-      return locks ? (locks.request(`shop-sandbox:${key}`, run) as Promise<T>) : run()
+      })
     },
   }
 }
 
-function read(storage: Storage, key: string, repair = true): Saved | null {
-  const text = storage.getItem(key)
-  if (text === null) return null
-  const saved = parse(text)
-  if (!saved && repair) {
+function openDatabase(): Promise<IDBDatabase> {
+  return new Promise((resolve, reject) => {
+    const request = indexedDB.open(DATABASE, 1)
+    request.onupgradeneeded = () => request.result.createObjectStore(STORE)
+    request.onsuccess = () => resolve(request.result)
+    request.onerror = () => reject(request.error)
+  })
+}
+
+async function read(database: IDBDatabase, key: string): Promise<Saved | null> {
+  const value = await new Promise<unknown>((resolve, reject) => {
+    const request = database.transaction(STORE, 'readonly').objectStore(STORE).get(key)
+    request.onsuccess = () => resolve(request.result)
+    request.onerror = () => reject(request.error)
+  })
+  if (value === undefined) return null
+  const saved = value as Partial<Saved>
+  const check = checkSnapshot(saved.snapshot)
+  if (saved.version !== 1 || typeof saved.revision !== 'number' || !check.ok) {
     console.warn(
       `[shop-sandbox] ignoring invalid saved data under "${key}"; starting from the seed`,
     )
-    storage.removeItem(key)
-  }
-  return saved
-}
-
-function parse(text: string): Saved | null {
-  try {
-    const saved = JSON.parse(text) as Partial<Saved>
-    if (saved.version !== 1 || !saved.snapshot?.nextIds) return null
-    const check = checkSnapshot(saved.snapshot)
-    if (!check.ok) return null
-    return {
-      version: 1,
-      ...(typeof saved.revision === 'number' ? { revision: saved.revision } : {}),
-      snapshot: check.document as DbSnapshot,
-    }
-  } catch {
     return null
   }
+  return { version: 1, revision: saved.revision, snapshot: check.document as DbSnapshot }
+}
+
+function write(database: IDBDatabase, key: string, saved: Saved): Promise<void> {
+  return new Promise((resolve, reject) => {
+    const transaction = database.transaction(STORE, 'readwrite')
+    transaction.objectStore(STORE).put(saved, key)
+    transaction.oncomplete = () => resolve()
+    transaction.onerror = () => reject(transaction.error)
+    transaction.onabort = () =>
+      reject(transaction.error ?? new DOMException('aborted', 'AbortError'))
+  })
 }

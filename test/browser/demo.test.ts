@@ -154,7 +154,18 @@ describe.runIf(run)('browser mode in Chromium', () => {
     expect(leftIds).toHaveLength(25)
     expect(rightIds).toHaveLength(25)
     expect(new Set([...leftIds, ...rightIds]).size).toBe(50)
-    const stored = await left.evaluate(() => JSON.parse(localStorage.getItem('shop-sandbox:db')!))
+    const stored = await left.evaluate(
+      () =>
+        new Promise<{ snapshot: { users: { name: string }[] } }>((resolve, reject) => {
+          const open = indexedDB.open('shop-sandbox')
+          open.onerror = () => reject(open.error)
+          open.onsuccess = () => {
+            const get = open.result.transaction('data').objectStore('data').get('shop-sandbox:db')
+            get.onsuccess = () => resolve(get.result)
+            get.onerror = () => reject(get.error)
+          }
+        }),
+    )
     const names = new Set(stored.snapshot.users.map((user: { name: string }) => user.name))
     for (let i = 0; i < 25; i++) {
       expect(names.has(`left-${i}`)).toBe(true)
@@ -169,15 +180,10 @@ describe.runIf(run)('browser mode in Chromium', () => {
   it('a full storage quota is reported once in the console, and the sandbox goes on in memory', async () => {
     const context = await demo.newContext()
     contexts.push(context)
-    const filler = await open('', context)
-    await filler.evaluate(() => {
-      let size = 1024 * 1024
-      for (let i = 0; size > 1000; i++) {
-        try {
-          localStorage.setItem(`filler-${i}`, 'x'.repeat(size))
-        } catch {
-          size = Math.floor(size / 2)
-        }
+    // What a full disk quota looks like to IndexedDB.
+    await context.addInitScript(() => {
+      IDBObjectStore.prototype.put = () => {
+        throw new DOMException('The quota has been exceeded.', 'QuotaExceededError')
       }
     })
     const page = await context.newPage()
