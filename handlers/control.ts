@@ -123,6 +123,20 @@ export const controlRouter = new Router<ControlOperation>([
             persistence: instance.persistence?.status ?? null,
           }),
       },
+      DELETE: {
+        docs: {
+          operationId: 'resetSandbox',
+          summary: 'Reset everything of this sandbox',
+          description:
+            'Data back to the seed, sessions ended, journal emptied, overrides removed, settings back to the start: what `sandbox.reset()` does for one sandbox. `DELETE /__sandbox/db` resets only the data.',
+          success: { status: 204, data: null },
+        },
+        run({ instance }) {
+          refuseUnsavable(instance)
+          instance.reset()
+          return noContent()
+        },
+      },
     },
   },
   {

@@ -37,6 +37,7 @@ export interface PipelineHost {
 const CONTROL_PREFIX = '/__sandbox'
 const SANDBOX_ID = /^[A-Za-z0-9_.-]{1,64}$/
 const WRITES = new Set(['POST', 'PUT', 'PATCH', 'DELETE'])
+const BODY_METHODS = new Set(['POST', 'PUT', 'PATCH'])
 
 /**
  * Handles one request from start to finish, in the order of checks of CONTRACT B4, and never
@@ -135,6 +136,14 @@ async function runApi(
     const found = instance.overrides.take(request.method, path, request.url.searchParams)
     if (!found) return null
     seen.overrideId = found.id
+    // What the client sent is kept for verification, when it is JSON (else just not journaled).
+    if (BODY_METHODS.has(request.method)) {
+      try {
+        seen.body = await readJsonBody(request)
+      } catch {
+        // Not JSON, too large or cut off: the override answers all the same.
+      }
+    }
     const delay = 'delayMs' in found.response ? (found.response.delayMs ?? 0) : 0
     if (delay > 0) await sleep(delay)
     return overrideAnswer(found)

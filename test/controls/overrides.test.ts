@@ -169,6 +169,8 @@ describe('CONTRACT C2: overrides', () => {
       path: '/users/3/orders',
       status: 503,
       overrideId: id,
+      // What the client sent is there to check, though the override answered.
+      requestBody: { items: [{ productId: 1, quantity: 1 }] },
     })
     expect(
       (await call('GET', '/__sandbox/requests?path=/users/4', { token: null })).body.data.total,
@@ -177,6 +179,24 @@ describe('CONTRACT C2: overrides', () => {
       (await call('GET', '/__sandbox/requests?status=200', { token: null })).body.data.total,
     ).toBe(2)
     expect((await call('GET', '/__sandbox/requests?status=abc', { token: null })).status).toBe(400)
+  })
+
+  it('DELETE /__sandbox resets everything of that sandbox: data, journal, overrides, settings', async () => {
+    const as = { headers: { 'x-sandbox-id': 'full-reset' } }
+    await call('POST', '/__sandbox/overrides', {
+      ...as,
+      token: null,
+      body: { path: '/nothing', response: { status: 200 } },
+    })
+    await call('PATCH', '/__sandbox/config', { ...as, token: null, body: { delay: 5 } })
+    await call('DELETE', '/users/9', as)
+    expect((await call('DELETE', '/__sandbox', { ...as, token: null })).status).toBe(204)
+    const info = (await call('GET', '/__sandbox', { ...as, token: null })).body.data
+    expect(info).toMatchObject({ counts: { users: 50 }, requests: 0, config: { delay: 0 } })
+    expect(
+      (await call('GET', '/__sandbox/overrides', { ...as, token: null })).body.data.total,
+    ).toBe(0)
+    expect(sandbox.db.users.size).toBe(50)
   })
 
   it('the same in code: override() with remove(), overrides, requests({ method, path, status })', async () => {
