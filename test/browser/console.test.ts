@@ -57,7 +57,7 @@ describe.runIf(run)('the sandbox console (GET /__sandbox/ui) in Chromium', () =>
   it('a request made elsewhere appears in the journal without a reload, with its bodies', async () => {
     await api('/users/7')
     const row = page.locator('#journal summary', { hasText: '/users/7' })
-    await row.first().waitFor({ timeout: 3000 })
+    await row.first().waitFor({ timeout: 10_000 })
     await row.first().click()
     await expect
       .poll(() => page.locator('#journal details[open] pre').first().textContent())
@@ -67,10 +67,12 @@ describe.runIf(run)('the sandbox console (GET /__sandbox/ui) in Chromium', () =>
   it('a settings change takes effect on the next API request', async () => {
     await page.fill('#errorRate', '1')
     await page.press('#errorRate', 'Tab')
-    await expect.poll(async () => (await api('/users/1')).status).toBeGreaterThanOrEqual(500)
+    await expect
+      .poll(async () => (await api('/users/1')).status, { timeout: 10_000 })
+      .toBeGreaterThanOrEqual(500)
     await page.fill('#errorRate', '0')
     await page.press('#errorRate', 'Tab')
-    await expect.poll(async () => (await api('/users/1')).status).toBe(200)
+    await expect.poll(async () => (await api('/users/1')).status, { timeout: 10_000 }).toBe(200)
   })
 
   it('overrides: add from the form, see it answer, remove it', async () => {
@@ -81,7 +83,7 @@ describe.runIf(run)('the sandbox console (GET /__sandbox/ui) in Chromium', () =>
     await page.locator('#overrides tr', { hasText: '/products' }).waitFor()
     expect((await api('/products')).status).toBe(503)
     await page.click('#overrides button')
-    await expect.poll(async () => (await api('/products')).status).toBe(200)
+    await expect.poll(async () => (await api('/products')).status, { timeout: 10_000 }).toBe(200)
   })
 
   it('reset puts the data back; the selector lists named sandboxes', async () => {
@@ -89,16 +91,16 @@ describe.runIf(run)('the sandbox console (GET /__sandbox/ui) in Chromium', () =>
       method: 'POST',
       body: JSON.stringify({ name: 'ui', email: 'ui@example.com' }),
     })
-    await expect.poll(counts, { timeout: 5000 }).toContain('users:51')
+    await expect.poll(counts, { timeout: 10_000 }).toContain('users:51')
     await page.click('#reset')
-    await expect.poll(counts).toContain('users:50')
+    await expect.poll(counts, { timeout: 10_000 }).toContain('users:50')
     expect((await (await api('/users?pageSize=1')).json()).data.total).toBe(50)
     await page.locator('#journal summary').first().click()
     await page.screenshot({ path: fileURLToPath(new URL('console.png', artifacts)) })
     await api('/users/1', { headers: { 'x-sandbox-id': 'worker-9' } })
     await expect
       .poll(() => page.$$eval('#sandbox option', (options) => options.map((o) => o.textContent)), {
-        timeout: 5000,
+        timeout: 10_000,
       })
       .toContain('worker-9')
     expect(errors).toEqual([])
