@@ -190,11 +190,13 @@ async function loadJournal() {
 async function loadSettings() {
   const config = await api('GET', '/config')
   const delay = config.delay
-  $('delay').value = typeof delay === 'number' ? delay : delay.min + '-' + delay.max
-  $('errorRate').value = config.errorRate
-  $('dropRate').value = config.dropRate
-  $('strict').checked = config.strict
-  $('auth').checked = config.auth
+  // A field being edited keeps what the person is typing.
+  const set = (id, property, value) => { if (document.activeElement !== $(id)) $(id)[property] = value }
+  set('delay', 'value', typeof delay === 'number' ? delay : delay.min + '-' + delay.max)
+  set('errorRate', 'value', config.errorRate)
+  set('dropRate', 'value', config.dropRate)
+  set('strict', 'checked', config.strict)
+  set('auth', 'checked', config.auth)
 }
 async function loadOverrides() {
   const list = (await api('GET', '/overrides?pageSize=100')).list

@@ -70,6 +70,7 @@ describe.runIf(run)('the sandbox console (GET /__sandbox/ui) in Chromium', () =>
     await expect
       .poll(async () => (await api('/users/1')).status, { timeout: 10_000 })
       .toBeGreaterThanOrEqual(500)
+    await page.click('#errorRate')
     await page.fill('#errorRate', '0')
     await page.press('#errorRate', 'Tab')
     await expect.poll(async () => (await api('/users/1')).status, { timeout: 10_000 }).toBe(200)
