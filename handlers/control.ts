@@ -150,21 +150,13 @@ export const controlRouter = new Router<ControlOperation>([
           query: 'paging',
         },
         run({ sandboxes, request }) {
-          const { page, pageSize } = parsePaging(request.url.searchParams)
           const all = sandboxes().map((one) => ({
             sandboxId: one.name,
             counts: counts(one),
             requests: one.journal.size,
             overrides: one.overrides.size,
           }))
-          const start = (page - 1) * pageSize
-          const payload: ListPayload<unknown> = {
-            list: all.slice(start, start + pageSize),
-            total: all.length,
-            page,
-            pageSize,
-          }
-          return success(payload)
+          return pageOf(all, request.url.searchParams)
         },
       },
     },
@@ -267,16 +259,7 @@ export const controlRouter = new Router<ControlOperation>([
           query: 'paging',
         },
         run({ instance, request }) {
-          const { page, pageSize } = parsePaging(request.url.searchParams)
-          const all = instance.overrides.list()
-          const start = (page - 1) * pageSize
-          const payload: ListPayload<unknown> = {
-            list: all.slice(start, start + pageSize),
-            total: all.length,
-            page,
-            pageSize,
-          }
-          return success(payload)
+          return pageOf(instance.overrides.list(), request.url.searchParams)
         },
       },
       POST: {
@@ -357,6 +340,19 @@ export const controlRouter = new Router<ControlOperation>([
     },
   },
 ])
+
+/** One page (`page`, `pageSize`) of a whole list, as a list payload. */
+function pageOf(all: readonly unknown[], params: URLSearchParams): ApiResponse {
+  const { page, pageSize } = parsePaging(params)
+  const start = (page - 1) * pageSize
+  const payload: ListPayload<unknown> = {
+    list: all.slice(start, start + pageSize),
+    total: all.length,
+    page,
+    pageSize,
+  }
+  return success(payload)
+}
 
 /** The journal filter of `GET /__sandbox/requests`, or null when none is given. */
 function journalFilter(params: URLSearchParams): JournalFilter | null {
