@@ -4,8 +4,8 @@
  * @module
  */
 
-export { checkDocument, dbDocumentSchema } from './db/document.js'
-export type { Order, OrderItem, OrderItemInput, OrderStatus } from './db/order-schema.js'
+export { checkDocument, dbDocumentSchema } from './resources/document.js'
+export type { Order, OrderItem, OrderItemInput, OrderStatus } from './shop/order-schema.js'
 export {
   nestedOrderCreateSchema,
   orderCreateSchema,
@@ -14,42 +14,42 @@ export {
   orderReplaceSchema,
   orderSchema,
   orderStatusSchema,
-} from './db/order-schema.js'
-export type { Product } from './db/product-schema.js'
+} from './shop/order-schema.js'
+export type { Product } from './shop/product-schema.js'
 export {
   productCreateSchema,
   productPatchSchema,
   productReplaceSchema,
   productSchema,
-} from './db/product-schema.js'
-export type { SeedOptions } from './db/seed.js'
-export { fixedAccounts, REFERENCE_DATE, SEED_PASSWORD, seedData, seedDefaults } from './db/seed.js'
+} from './shop/product-schema.js'
+export type { SeedOptions } from './resources/seed.js'
+export { fixedAccounts, REFERENCE_DATE, SEED_PASSWORD, seedData, seedDefaults } from './resources/seed.js'
 export type { DbDocument, DbSnapshot } from './db/store.js'
 export { Store } from './db/store.js'
 export type { Row } from './db/table.js'
 export { Table } from './db/table.js'
-export type { User, UserRole } from './db/user-schema.js'
+export type { User, UserRole } from './shop/user-schema.js'
 export {
   userCreateSchema,
   userPatchSchema,
   userReplaceSchema,
   userSchema,
-} from './db/user-schema.js'
-export { ApiError } from './handlers/api-error.js'
-import { fixedTokens } from './handlers/auth.js'
+} from './shop/user-schema.js'
+export { ApiError } from './contract/api-error.js'
+import { fixedTokens } from './http/auth.js'
 
 export { fixedTokens }
-export type { BusinessCode, CodeName } from './handlers/codes.js'
-export { codes, ErrorCode } from './handlers/codes.js'
-export type { Envelope, ErrorEnvelope, ListPayload, SuccessEnvelope } from './handlers/envelope.js'
-export type { ApiRequest, ApiResponse } from './handlers/exchange.js'
+export type { BusinessCode, CodeName } from './contract/codes.js'
+export { codes, ErrorCode } from './contract/codes.js'
+export type { Envelope, ErrorEnvelope, ListPayload, SuccessEnvelope } from './contract/envelope.js'
+export type { ApiRequest, ApiResponse } from './contract/exchange.js'
 export type { Sandbox } from './sandbox/create-sandbox.js'
 export { createSandbox } from './sandbox/create-sandbox.js'
-export type { SandboxInstance } from './sandbox/instance.js'
-export type { JournalEntry, JournalFilter } from './sandbox/journal.js'
-export type { Override, OverrideInput } from './sandbox/overrides.js'
+export type { SandboxInstance } from './state/instance.js'
+export type { JournalEntry, JournalFilter } from './state/journal.js'
+export type { Override, OverrideInput } from './state/overrides.js'
 export type { ResolvedOptions, SandboxOptions } from './sandbox/options.js'
-export type { Delay, RuntimeConfig, RuntimeConfigInput } from './sandbox/runtime-config.js'
+export type { Delay, RuntimeConfig, RuntimeConfigInput } from './state/runtime-config.js'
 export type { UnhandledStrategy } from './sandbox/unhandled.js'
 
 /** The fixed admin token: user 1, admin@example.com. */

@@ -1,5 +1,5 @@
 import bytes from 'bytes'
-import { MAX_DELAY_MS } from '../sandbox/runtime-config.js'
+import { MAX_DELAY_MS } from '../state/runtime-config.js'
 
 /** Flag parsers for the CLI: each returns the value or throws a one-line message naming the flag. */
 

@@ -1,4 +1,4 @@
-import { checkSnapshot } from '../db/document.js'
+import { checkSnapshot } from '../resources/document.js'
 import type { DbSnapshot, Store } from '../db/store.js'
 
 /** What is kept: the data with its id sequences, and a revision every save increases. */

@@ -1,8 +1,8 @@
-import type { Order } from './order-schema.js'
-import type { Product } from './product-schema.js'
+import type { Order } from '../shop/order-schema.js'
+import type { Product } from '../shop/product-schema.js'
 import type { ProgressReporter } from './progress.js'
 import { Table } from './table.js'
-import type { User } from './user-schema.js'
+import type { User } from '../shop/user-schema.js'
 
 /** The whole data set as one JSON document: what `GET /__sandbox/db` returns. */
 export interface DbDocument {

@@ -1,6 +1,6 @@
 import type { SortKey } from './sorted-index.js'
 import { SortedIndex } from './sorted-index.js'
-import { MAX_ID } from './fields.js'
+import { MAX_ID } from '../contract/fields.js'
 
 /** A record kept in a table: immutable once stored, identified by its id. */
 export interface Row {

@@ -1,5 +1,5 @@
 import * as z from 'zod'
-import { documented, schemaRegistry } from '../db/registry.js'
+import { documented, schemaRegistry } from '../contract/registry.js'
 
 export type JsonSchema = Record<string, unknown>
 

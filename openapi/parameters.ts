@@ -1,8 +1,8 @@
-import { MAX_DELAY_MS } from '../sandbox/runtime-config.js'
-import type { CodeName } from '../handlers/codes.js'
-import { codes } from '../handlers/codes.js'
-import { KEYWORD_MAX_LENGTH, PAGE_SIZE_DEFAULT, PAGE_SIZE_MAX } from '../handlers/list-query.js'
-import type { OperationDocs } from '../handlers/operation.js'
+import { MAX_DELAY_MS } from '../state/runtime-config.js'
+import type { CodeName } from '../contract/codes.js'
+import { codes } from '../contract/codes.js'
+import { KEYWORD_MAX_LENGTH, PAGE_SIZE_DEFAULT, PAGE_SIZE_MAX } from '../resources/list.js'
+import type { OperationDocs } from '../http/operation.js'
 import { schemaRef } from './components.js'
 
 type ListSpec = NonNullable<OperationDocs['listSpec']>

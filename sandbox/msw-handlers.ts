@@ -1,9 +1,9 @@
 import type { HttpHandler } from 'msw'
 import { HttpResponse, http } from 'msw'
-import type { ApiResponse } from '../handlers/exchange.js'
-import { openCorsHeaders } from '../handlers/cors-headers.js'
-import { fromFetchRequest } from '../handlers/exchange.js'
-import { apiRoots } from '../handlers/routes.js'
+import type { ApiResponse } from '../contract/exchange.js'
+import { openCorsHeaders } from '../http/cors-headers.js'
+import { fromFetchRequest } from '../contract/exchange.js'
+import { apiRoots } from '../http/routes.js'
 
 export interface Claim {
   origin: string | null

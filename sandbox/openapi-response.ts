@@ -1,6 +1,6 @@
-import { ApiError } from '../handlers/api-error.js'
-import { JSON_CONTENT_TYPE } from '../handlers/envelope.js'
-import type { ApiRequest, ApiResponse } from '../handlers/exchange.js'
+import { ApiError } from '../contract/api-error.js'
+import { JSON_CONTENT_TYPE } from '../contract/envelope.js'
+import type { ApiRequest, ApiResponse } from '../contract/exchange.js'
 import { openApiDocument } from '../openapi/document.js'
 import type { ResolvedOptions } from './options.js'
 

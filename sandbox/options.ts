@@ -1,13 +1,13 @@
 import * as z from 'zod'
-import { describeIssue } from '../db/issues.js'
+import { describeIssue } from '../contract/issues.js'
 import type { ProgressReporter } from '../db/progress.js'
-import type { SeedOptions } from '../db/seed.js'
-import { resolveSeedOptions } from '../db/seed.js'
-import type { Delay, RuntimeConfig } from './runtime-config.js'
-import type { SandboxLimits } from './limits.js'
-import type { OverrideInput } from './overrides.js'
-import { defaultLimits, limitBounds } from './limits.js'
-import { defaultRuntimeConfig, runtimeConfigPatchSchema, withSettings } from './runtime-config.js'
+import type { SeedOptions } from '../resources/seed.js'
+import { resolveSeedOptions } from '../resources/seed.js'
+import type { Delay, RuntimeConfig } from '../state/runtime-config.js'
+import type { SandboxLimits } from '../state/limits.js'
+import type { OverrideInput } from '../state/overrides.js'
+import { defaultLimits, limitBounds } from '../state/limits.js'
+import { defaultRuntimeConfig, runtimeConfigPatchSchema, withSettings } from '../state/runtime-config.js'
 
 /** Options of {@link createSandbox}; every one is also a CLI flag of `shop-sandbox serve`. */
 export interface SandboxOptions extends SeedOptions {

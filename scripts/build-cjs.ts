@@ -58,7 +58,7 @@ for (const file of all.filter((name) => name.endsWith('.d.ts'))) {
   copyFileSync(file, target)
 }
 // The seeder requires the bundled faker instead of the ESM-only package.
-const seed = join(out, 'db', 'seed.js')
+const seed = join(out, 'resources', 'seed.js')
 const source = readFileSync(seed, 'utf8')
 const patched = source.replace(
   'require("@faker-js/faker/locale/base")',

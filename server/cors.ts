@@ -1,5 +1,5 @@
 import type { IncomingMessage, ServerResponse } from 'node:http'
-import { allowedMethods, corsAllowedHeaders, corsExposedHeaders } from '../handlers/cors-headers.js'
+import { allowedMethods, corsAllowedHeaders, corsExposedHeaders } from '../http/cors-headers.js'
 import type { OriginPolicy } from './guard.js'
 
 const exposed = corsExposedHeaders.join(',')

@@ -1,5 +1,5 @@
 import { isIP } from 'node:net'
-import { ApiError } from '../handlers/api-error.js'
+import { ApiError } from '../contract/api-error.js'
 
 /**
  * CONTRACT C3: who may talk to a sandbox left running. The `Host` check stops DNS rebinding

@@ -1,6 +1,6 @@
 import type { IncomingMessage } from 'node:http'
-import type { ApiRequest } from '../handlers/exchange.js'
-import { concat } from '../handlers/exchange.js'
+import type { ApiRequest } from '../contract/exchange.js'
+import { concat } from '../contract/exchange.js'
 import { discardBody } from './respond.js'
 
 const LOCAL_ORIGIN = 'http://sandbox.local'

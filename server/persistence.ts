@@ -12,10 +12,10 @@ import {
 } from 'node:fs'
 import { lstat, open, readdir, readFile, readlink, rename, rm, stat } from 'node:fs/promises'
 import { basename, dirname, join, resolve } from 'node:path'
-import { checkSnapshot } from '../db/document.js'
+import { checkSnapshot } from '../resources/document.js'
 import type { ProgressReporter } from '../db/progress.js'
 import type { Store } from '../db/store.js'
-import type { Persistence, PersistenceStatus } from '../sandbox/instance.js'
+import type { Persistence, PersistenceStatus } from '../state/instance.js'
 
 /**
  * The durability window: a change is written at most this long after it was acknowledged

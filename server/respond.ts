@@ -1,5 +1,5 @@
 import type { IncomingMessage, ServerResponse } from 'node:http'
-import type { ApiResponse } from '../handlers/exchange.js'
+import type { ApiResponse } from '../contract/exchange.js'
 import { dropped } from './request-log.js'
 
 /** How much of an unwanted request body is read and dropped before the connection is cut. */

@@ -220,7 +220,7 @@ describe('a slow start on a terminal', () => {
 
 describe("the README's flag table", () => {
   it('states the defaults the CLI uses for every bound', async () => {
-    const { defaultLimits } = await import('../../sandbox/limits.js')
+    const { defaultLimits } = await import('../../state/limits.js')
     const bytes = (await import('bytes')).default
     const readme = (
       await readFile(fileURLToPath(new URL('../../README.md', import.meta.url)), 'utf8')

@@ -1,6 +1,6 @@
 import { base, en } from '@faker-js/faker'
 import { describe, expect, it, vi } from 'vitest'
-import { seedLocale } from '../../db/faker-locale.js'
+import { seedLocale } from '../../resources/faker-locale.js'
 import { fakerLocaleSubset } from '../../scripts/faker-locale-subset.js'
 
 describe("the seeder's slice of faker's en locale", () => {
@@ -10,13 +10,13 @@ describe("the seeder's slice of faker's en locale", () => {
 
   it('seeds byte-identical data to the full en + base locales', async () => {
     const sizes = [{}, { seed: 7, users: 400, products: 120, orders: 900 }]
-    const { seedData } = await import('../../db/seed.js')
+    const { seedData } = await import('../../resources/seed.js')
     const sliced = sizes.map((size) => JSON.stringify(seedData(size)))
     vi.resetModules()
-    vi.doMock('../../db/faker-locale.js', () => ({ seedLocale: { ...base, ...en } }))
-    const full = await import('../../db/seed.js')
+    vi.doMock('../../resources/faker-locale.js', () => ({ seedLocale: { ...base, ...en } }))
+    const full = await import('../../resources/seed.js')
     expect(full.seedData).not.toBe(seedData)
     sizes.forEach((size, i) => expect(JSON.stringify(full.seedData(size))).toBe(sliced[i]))
-    vi.doUnmock('../../db/faker-locale.js')
+    vi.doUnmock('../../resources/faker-locale.js')
   })
 })

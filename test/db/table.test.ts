@@ -112,7 +112,7 @@ describe('SortedIndex', () => {
 
 describe('read-only fields', () => {
   it('are derived from the schemas, nested items included', async () => {
-    const { readOnlyFields } = await import('../../db/registry.js')
+    const { readOnlyFields } = await import('../../contract/registry.js')
     const { orderSchema, userSchema } = await import('../../index.js')
     expect(readOnlyFields(userSchema)).toEqual(['id', 'createdAt', 'updatedAt'])
     expect(readOnlyFields(orderSchema)).toEqual([

@@ -1,6 +1,6 @@
 import SwaggerParser from '@apidevtools/swagger-parser'
 import { describe, expect, it } from 'vitest'
-import { apiRouter } from '../../handlers/routes.js'
+import { apiRouter } from '../../http/routes.js'
 import { openApiDocument } from '../../index.js'
 import { assertConforms } from '../support/conformance.js'
 import { useInProcessSandbox } from '../support/in-process.js'

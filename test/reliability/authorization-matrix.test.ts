@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest'
-import { apiRouter } from '../../handlers/routes.js'
+import { apiRouter } from '../../http/routes.js'
 import { createSandbox } from '../../index.js'
 
 /**

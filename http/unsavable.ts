@@ -1,5 +1,5 @@
-import type { SandboxInstance } from '../sandbox/instance.js'
-import { ApiError } from './api-error.js'
+import type { SandboxInstance } from '../state/instance.js'
+import { ApiError } from '../contract/api-error.js'
 
 /** 503 / 50300 while the sandbox's data file cannot be written: no write is acknowledged then. */
 export function refuseUnsavable(instance: SandboxInstance): void {

@@ -1,8 +1,8 @@
-import { orderTotal } from '../db/money.js'
-import type { Order, OrderItem, OrderItemInput, OrderStatus } from '../db/order-schema.js'
-import type { Product } from '../db/product-schema.js'
-import { ApiError } from './api-error.js'
-import type { OperationContext } from './operation.js'
+import { orderTotal } from '../contract/money.js'
+import type { Order, OrderItem, OrderItemInput, OrderStatus } from './order-schema.js'
+import type { Product } from './product-schema.js'
+import { ApiError } from '../contract/api-error.js'
+import type { OperationContext } from '../http/operation.js'
 
 /** The status changes CONTRACT B1 allows. */
 export const transitions: Readonly<Record<OrderStatus, readonly OrderStatus[]>> = {

@@ -1,4 +1,4 @@
-import { ApiError } from './api-error.js'
+import { ApiError } from '../contract/api-error.js'
 
 /** The methods the API knows; HEAD is answered by GET routes. */
 export type Method = 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE'

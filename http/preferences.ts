@@ -1,6 +1,6 @@
-import { ApiError } from './api-error.js'
-import { codeForStatus, codes } from './codes.js'
-import type { ApiRequest } from './exchange.js'
+import { ApiError } from '../contract/api-error.js'
+import { codeForStatus, codes } from '../contract/codes.js'
+import type { ApiRequest } from '../contract/exchange.js'
 
 /** The preferences of a `Prefer` header (RFC 7240) the sandbox honours. */
 export interface Preferences {

@@ -1,5 +1,5 @@
-import type { SandboxInstance } from '../sandbox/instance.js'
-import { ApiError } from './api-error.js'
+import type { SandboxInstance } from '../state/instance.js'
+import { ApiError } from '../contract/api-error.js'
 import type { Principal } from './operation.js'
 
 /** The fixed tokens of CONTRACT B4 and the users they stand for. */

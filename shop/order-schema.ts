@@ -1,6 +1,6 @@
 import * as z from 'zod'
-import { idSchema, priceSchema, readOnly, timestampSchema } from './fields.js'
-import { documented } from './registry.js'
+import { idSchema, priceSchema, readOnly, timestampSchema } from '../contract/fields.js'
+import { documented } from '../contract/registry.js'
 
 export const orderStatusSchema = z.enum(['pending', 'paid', 'shipped', 'delivered', 'cancelled'])
 

@@ -1,6 +1,6 @@
 import * as z from 'zod'
-import { activitySchema, idSchema, priceSchema, readOnly, timestampSchema } from './fields.js'
-import { documented } from './registry.js'
+import { activitySchema, idSchema, priceSchema, readOnly, timestampSchema } from '../contract/fields.js'
+import { documented } from '../contract/registry.js'
 
 /** A product as stored and returned (CONTRACT B1). */
 export const productSchema = documented(

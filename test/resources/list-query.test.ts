@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest'
 import { Table } from '../../db/table.js'
-import type { ListSpec } from '../../handlers/list-query.js'
-import { parseListQuery, runListQuery } from '../../handlers/list-query.js'
+import type { ListSpec } from '../../resources/list.js'
+import { parseListQuery, runListQuery } from '../../resources/list.js'
 
 interface Item {
   id: number

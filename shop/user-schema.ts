@@ -1,6 +1,6 @@
 import * as z from 'zod'
-import { activitySchema, idSchema, readOnly, timestampSchema } from './fields.js'
-import { documented } from './registry.js'
+import { activitySchema, idSchema, readOnly, timestampSchema } from '../contract/fields.js'
+import { documented } from '../contract/registry.js'
 
 export const userRoleSchema = z.enum(['admin', 'member'])
 

@@ -1,6 +1,6 @@
 import * as z from 'zod'
 import { definedOnly } from '../db/defined-only.js'
-import { documented } from '../db/registry.js'
+import { documented } from '../contract/registry.js'
 
 /** The longest delay anything may ask for: settings, `X-Sandbox-Delay`, overrides. */
 export const MAX_DELAY_MS = 60_000

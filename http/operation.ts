@@ -1,8 +1,8 @@
 import type * as z from 'zod'
-import type { UserRole } from '../db/user-schema.js'
-import type { SandboxInstance } from '../sandbox/instance.js'
-import type { CodeName } from './codes.js'
-import type { ApiRequest, ApiResponse } from './exchange.js'
+import type { UserRole } from '../shop/user-schema.js'
+import type { SandboxInstance } from '../state/instance.js'
+import type { CodeName } from '../contract/codes.js'
+import type { ApiRequest, ApiResponse } from '../contract/exchange.js'
 
 /** Who is calling, once authenticated. */
 export interface Principal {

@@ -1,20 +1,20 @@
-import { readOnlyFields } from '../db/registry.js'
-import type { Product } from '../db/product-schema.js'
+import { readOnlyFields } from '../contract/registry.js'
+import type { Product } from '../shop/product-schema.js'
 import {
   productCreateSchema,
   productPatchSchema,
   productReplaceSchema,
   productSchema,
-} from '../db/product-schema.js'
+} from '../shop/product-schema.js'
 import { changesNothing } from '../db/same-record.js'
-import { ApiError } from './api-error.js'
+import { ApiError } from '../contract/api-error.js'
 import { validateBody } from './body.js'
-import { success } from './envelope.js'
-import type { ListSpec } from './list-query.js'
-import { parseListQuery, parseRecordQuery, runListQuery, selectFields } from './list-query.js'
+import { success } from '../contract/envelope.js'
+import type { ListSpec } from '../resources/list.js'
+import { parseListQuery, parseRecordQuery, runListQuery, selectFields } from '../resources/list.js'
 import type { Operation, OperationContext } from './operation.js'
 import { anyone } from './operation.js'
-import { removeOrder } from './order-rules.js'
+import { removeOrder } from '../shop/order-rules.js'
 import { created, deleted, pathRecord } from './responses.js'
 import type { Route } from './router.js'
 

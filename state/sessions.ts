@@ -1,4 +1,4 @@
-import { ApiError } from '../handlers/api-error.js'
+import { ApiError } from '../contract/api-error.js'
 
 /**
  * Session tokens issued by `POST /sessions`: each maps to a user until it expires or is

@@ -1,6 +1,6 @@
-import { ApiError } from './api-error.js'
-import { noContent, success } from './envelope.js'
-import type { ApiResponse } from './exchange.js'
+import { ApiError } from '../contract/api-error.js'
+import { noContent, success } from '../contract/envelope.js'
+import type { ApiResponse } from '../contract/exchange.js'
 import type { OperationContext } from './operation.js'
 
 /** 404 / 40400 saying which record is missing, e.g. "user 42 not found". */

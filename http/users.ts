@@ -1,21 +1,21 @@
-import { readOnlyFields } from '../db/registry.js'
+import { readOnlyFields } from '../contract/registry.js'
 import { foldCase } from '../db/store.js'
-import type { User } from '../db/user-schema.js'
+import type { User } from '../shop/user-schema.js'
 import {
   userCreateSchema,
   userPatchSchema,
   userReplaceSchema,
   userSchema,
-} from '../db/user-schema.js'
+} from '../shop/user-schema.js'
 import { changesNothing } from '../db/same-record.js'
-import { ApiError } from './api-error.js'
+import { ApiError } from '../contract/api-error.js'
 import { validateBody } from './body.js'
-import { success } from './envelope.js'
-import type { ListSpec } from './list-query.js'
-import { parseListQuery, parseRecordQuery, runListQuery, selectFields } from './list-query.js'
+import { success } from '../contract/envelope.js'
+import type { ListSpec } from '../resources/list.js'
+import { parseListQuery, parseRecordQuery, runListQuery, selectFields } from '../resources/list.js'
 import type { Operation, OperationContext } from './operation.js'
 import { ownUser } from './operation.js'
-import { removeOrder } from './order-rules.js'
+import { removeOrder } from '../shop/order-rules.js'
 import { created, deleted, pathRecord } from './responses.js'
 import type { Route } from './router.js'
 

@@ -1,7 +1,7 @@
 import * as z from 'zod'
-import { describeIssue } from '../db/issues.js'
-import { ApiError } from './api-error.js'
-import type { ApiRequest } from './exchange.js'
+import { describeIssue } from '../contract/issues.js'
+import { ApiError } from '../contract/api-error.js'
+import type { ApiRequest } from '../contract/exchange.js'
 
 /** Bodies larger than this are refused with 413 / 41300 (CONTRACT B5). */
 export const BODY_LIMIT = 1024 * 1024

@@ -1,5 +1,5 @@
 import type { SortedIndex, SortKey } from '../db/sorted-index.js'
-import type { ListPayload } from './envelope.js'
+import type { ListPayload } from '../contract/envelope.js'
 import {
   clip,
   enumParameter,
@@ -7,7 +7,7 @@ import {
   invalidParameter,
   rejectUnknown,
   single,
-} from './query-params.js'
+} from '../contract/params.js'
 
 type Field<T> = keyof T & string
 

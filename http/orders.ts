@@ -1,19 +1,19 @@
-import { readOnlyFields } from '../db/registry.js'
-import type { Order } from '../db/order-schema.js'
+import { readOnlyFields } from '../contract/registry.js'
+import type { Order } from '../shop/order-schema.js'
 import {
   nestedOrderCreateSchema,
   orderCreateSchema,
   orderPatchSchema,
   orderReplaceSchema,
   orderSchema,
-} from '../db/order-schema.js'
+} from '../shop/order-schema.js'
 import { validateBody } from './body.js'
-import { success } from './envelope.js'
-import type { ListSpec } from './list-query.js'
-import { parseListQuery, parseRecordQuery, runListQuery, selectFields } from './list-query.js'
+import { success } from '../contract/envelope.js'
+import type { ListSpec } from '../resources/list.js'
+import { parseListQuery, parseRecordQuery, runListQuery, selectFields } from '../resources/list.js'
 import type { Operation, OperationContext } from './operation.js'
 import { ownUser } from './operation.js'
-import { changeOrder, orderReferences, placeOrder, removeOrder } from './order-rules.js'
+import { changeOrder, orderReferences, placeOrder, removeOrder } from '../shop/order-rules.js'
 import { created, deleted, notFound, pathRecord } from './responses.js'
 import type { Route } from './router.js'
 import { pathUser } from './users.js'

@@ -1,8 +1,8 @@
 import * as z from 'zod'
-import { documented } from '../db/registry.js'
-import { codeForStatus, codes } from '../handlers/codes.js'
-import { JSON_CONTENT_TYPE } from '../handlers/envelope.js'
-import type { ApiResponse } from '../handlers/exchange.js'
+import { documented } from '../contract/registry.js'
+import { codeForStatus, codes } from '../contract/codes.js'
+import { JSON_CONTENT_TYPE } from '../contract/envelope.js'
+import type { ApiResponse } from '../contract/exchange.js'
 import { MAX_DELAY_MS } from './runtime-config.js'
 
 /** Methods an override may name (HEAD is matched by GET overrides, as by GET routes). */
