@@ -1,60 +1,60 @@
 /**
  * `shop-sandbox`: a faithful sandbox of the Shop API for any environment (MSW handlers,
- * seeded data, the contract's types and codes).
+ * seeded data, the contract's types and codes), and the definition API to add resources of
+ * your own.
  * @module
  */
 
-export { checkDocument, dbDocumentSchema } from './resources/document.js'
-export type { Order, OrderItem, OrderItemInput, OrderStatus } from './shop/order-schema.js'
-export {
-  nestedOrderCreateSchema,
-  orderCreateSchema,
-  orderItemSchema,
-  orderPatchSchema,
-  orderReplaceSchema,
-  orderSchema,
-  orderStatusSchema,
-} from './shop/order-schema.js'
-export type { Product } from './shop/product-schema.js'
-export {
-  productCreateSchema,
-  productPatchSchema,
-  productReplaceSchema,
-  productSchema,
-} from './shop/product-schema.js'
-export type { SeedOptions } from './resources/seed.js'
-export { fixedAccounts, REFERENCE_DATE, SEED_PASSWORD, seedData, seedDefaults } from './resources/seed.js'
-export type { DbDocument, DbSnapshot } from './db/store.js'
-export { Store } from './db/store.js'
-export type { Row } from './db/table.js'
-export { Table } from './db/table.js'
-export type { User, UserRole } from './shop/user-schema.js'
-export {
-  userCreateSchema,
-  userPatchSchema,
-  userReplaceSchema,
-  userSchema,
-} from './shop/user-schema.js'
-export { ApiError } from './contract/api-error.js'
-import { fixedTokens } from './http/auth.js'
+import { ADMIN_TOKEN, MEMBER_TOKEN } from './shop/accounts.js'
 
-export { fixedTokens }
-export type { BusinessCode, CodeName } from './contract/codes.js'
+export { ADMIN_TOKEN, MEMBER_TOKEN }
+export { ApiError } from './contract/api-error.js'
+export type { BusinessCode, CodeName, CodeSpec } from './contract/codes.js'
 export { codes, ErrorCode } from './contract/codes.js'
 export type { Envelope, ErrorEnvelope, ListPayload, SuccessEnvelope } from './contract/envelope.js'
 export type { ApiRequest, ApiResponse } from './contract/exchange.js'
+export {
+  activitySchema,
+  idSchema,
+  priceSchema,
+  readOnly,
+  timestampSchema,
+} from './contract/fields.js'
+export { documented } from './contract/registry.js'
+export type { Row } from './db/table.js'
+export { Store } from './db/store.js'
+export { Table } from './db/table.js'
+export type {
+  Action,
+  ConflictCode,
+  DataService,
+  Link,
+  Permission,
+  ResourceDefinition,
+  ResourceRules,
+  SeedContext,
+  SeedSpec,
+  UniqueKey,
+} from './resources/define.js'
+export { defineResource } from './resources/define.js'
+export { REFERENCE_DATE, timeline, uniqueValue } from './resources/seed.js'
+export { fixedAccounts, fixedTokens, SEED_PASSWORD } from './shop/accounts.js'
+export type { DbDocument, DbSnapshot, SeedOptions, ShopStore } from './shop/index.js'
+export {
+  checkDocument,
+  dbDocumentSchema,
+  seedData,
+  seedDefaults,
+  shopResources,
+} from './shop/index.js'
+export * from './shop/schemas.js'
 export type { Sandbox } from './sandbox/create-sandbox.js'
 export { createSandbox } from './sandbox/create-sandbox.js'
+export type { ResolvedOptions, SandboxOptions } from './sandbox/options.js'
 export type { SandboxInstance } from './state/instance.js'
 export type { JournalEntry, JournalFilter } from './state/journal.js'
 export type { Override, OverrideInput } from './state/overrides.js'
-export type { ResolvedOptions, SandboxOptions } from './sandbox/options.js'
 export type { Delay, RuntimeConfig, RuntimeConfigInput } from './state/runtime-config.js'
 export type { UnhandledStrategy } from './sandbox/unhandled.js'
-
-/** The fixed admin token: user 1, admin@example.com. */
-export const ADMIN_TOKEN = fixedTokens[0].token
-/** The fixed member token: user 2, member@example.com. */
-export const MEMBER_TOKEN = fixedTokens[1].token
 export type { OpenApiOptions } from './openapi/document.js'
 export { openApiDocument } from './openapi/document.js'

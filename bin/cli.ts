@@ -1,5 +1,7 @@
+import type { Argv } from 'yargs'
 import yargs from 'yargs'
-import { countLimits, seedDefaults, seedLimits } from '../resources/seed.js'
+import { DEFAULT_SEED, seedLimits } from '../resources/seed.js'
+import { shopCatalog } from '../shop/index.js'
 import { optionLimits } from '../sandbox/options.js'
 import bytes from 'bytes'
 import { defaultLimits, limitBounds } from '../state/limits.js'
@@ -54,9 +56,9 @@ export async function runCli(argv: string[]): Promise<void> {
     )
     .command(
       ['serve', '$0'],
-      'Serve the Shop API sandbox over HTTP: users, products and orders (the default command)',
+      `Serve the Shop API sandbox over HTTP: ${shopCatalog.names.join(', ')} (the default command)`,
       (command) =>
-        command
+        countFlags(command)
           .option('port', {
             alias: 'p',
             describe: 'Port to listen on (0: any free port)',
@@ -67,23 +69,8 @@ export async function runCli(argv: string[]): Promise<void> {
           .option('host', { describe: 'Address to bind', default: '127.0.0.1', type: 'string' })
           .option('seed', {
             describe: 'Seed of the generated data',
-            default: seedDefaults.seed,
+            default: DEFAULT_SEED,
             coerce: integerFlag('seed', ...seedLimits),
-          })
-          .option('users', {
-            describe: 'Number of users (at least 2)',
-            default: seedDefaults.users,
-            coerce: integerFlag('users', ...countLimits.users),
-          })
-          .option('products', {
-            describe: 'Number of products',
-            default: seedDefaults.products,
-            coerce: integerFlag('products', ...countLimits.products),
-          })
-          .option('orders', {
-            describe: 'Number of orders',
-            default: seedDefaults.orders,
-            coerce: integerFlag('orders', ...countLimits.orders),
           })
           .option('base-path', {
             describe: 'Path prefix of the resources, e.g. /api',
@@ -200,7 +187,10 @@ export async function runCli(argv: string[]): Promise<void> {
             default: false,
             type: 'boolean',
           })
-          .example('$0', 'Serve on http://127.0.0.1:4010 with 50 users, 30 products, 100 orders')
+          .example(
+            '$0',
+            `Serve on http://127.0.0.1:4010 with ${shopCatalog.resources.map(({ name, seed }) => `${seed.count} ${name}`).join(', ')}`,
+          )
           .example(
             '$0 --port 8080 --base-path /api',
             'Serve the resources under http://127.0.0.1:8080/api',
@@ -214,9 +204,12 @@ export async function runCli(argv: string[]): Promise<void> {
             port: args.port,
             host: args.host,
             seed: args.seed,
-            users: args.users,
-            products: args.products,
-            orders: args.orders,
+            counts: Object.fromEntries(
+              shopCatalog.names.map((name) => [
+                name,
+                (args as Record<string, unknown>)[name] as number,
+              ]),
+            ),
             basePath: args.basePath,
             tokenTtl: args.tokenTtl,
             delay: args.delay,
@@ -260,4 +253,17 @@ export async function runCli(argv: string[]): Promise<void> {
       process.exit(USAGE_ERROR)
     })
     .parseAsync()
+}
+
+/** `--users`, `--products`, … : one count flag per resource, bounds and default from its definition. */
+function countFlags<T>(command: Argv<T>): Argv<T> {
+  return shopCatalog.resources.reduce(
+    (flags, { name, seed }) =>
+      flags.option(name, {
+        describe: `Number of ${name}${seed.min > 0 ? ` (at least ${seed.min})` : ''}`,
+        default: seed.count,
+        coerce: integerFlag(name, seed.min, seed.max),
+      }),
+    command,
+  )
 }

@@ -1,7 +1,6 @@
 import { readFile } from 'node:fs/promises'
-import { fixedAccounts } from '../resources/seed.js'
 import type { OverrideInput } from '../state/overrides.js'
-import { fixedTokens } from '../http/auth.js'
+import { fixedAccounts, fixedTokens } from '../shop/accounts.js'
 import { DataFileError } from '../server/persistence.js'
 import type { SandboxServerOptions } from '../server/server.js'
 import { createSandboxServer } from '../server/server.js'
@@ -44,14 +43,16 @@ export async function serve(
       `shop-sandbox: warning: listening on ${options.host}, so other machines can reach the sandbox and its fixed tokens`,
     )
   }
-  const { users, products, orders } = server.sandbox.db
+  const counts = Object.entries(server.sandbox.db.counts())
+    .map(([name, count]) => `${count} ${name}`)
+    .join(', ')
   const { seed } = server.sandbox.options
   const example = `curl -H 'Authorization: Bearer ${fixedTokens[0].token}' ${server.url}/users`
   const source = server.dataFile === 'loaded' ? `from ${options.data}` : `seed ${seed}`
   console.log(
     [
       `shop-sandbox ${version} listening on ${server.url}`,
-      `  data:         ${users.size} users, ${products.size} products, ${orders.size} orders (${source})`,
+      `  data:         ${counts} (${source})`,
       `  admin token:  ${fixedTokens[0].token}  (user 1, ${fixedAccounts[0].email})`,
       `  member token: ${fixedTokens[1].token}  (user 2, ${fixedAccounts[1].email})`,
       `  try:          ${example}`,

@@ -1,6 +1,7 @@
 import type { SetupWorker } from 'msw/browser'
 import { setupWorker } from 'msw/browser'
-import type { Store } from '../db/store.js'
+import { WRITE_METHODS } from '../http/pipeline.js'
+import type { ShopStore } from '../shop/index.js'
 import type { Sandbox } from '../sandbox/create-sandbox.js'
 import { createSandbox } from '../sandbox/create-sandbox.js'
 import type { SandboxOptions } from '../sandbox/options.js'
@@ -9,8 +10,6 @@ import type { UnhandledStrategy } from '../sandbox/unhandled.js'
 import { unhandledOptions } from '../sandbox/unhandled.js'
 import { createHandlers } from '../sandbox/msw-handlers.js'
 import { persistInStorage } from './storage-persistence.js'
-
-const WRITE_METHODS = new Set(['POST', 'PUT', 'PATCH', 'DELETE'])
 
 /** Options of {@link startSandbox}: the sandbox's, plus the service worker's. */
 export interface BrowserSandboxOptions extends SandboxOptions {
@@ -33,7 +32,7 @@ export interface BrowserSandboxOptions extends SandboxOptions {
 export interface BrowserSandbox {
   readonly sandbox: Sandbox
   /** The default sandbox's data. */
-  readonly db: Store
+  readonly db: ShopStore
   /** MSW's worker. */
   readonly worker: SetupWorker
   /** Back to the seeded data (saved too, when persisting). */
@@ -68,11 +67,15 @@ export async function startSandbox(options: BrowserSandboxOptions = {}): Promise
     ...sandboxOptions,
   })
   const persistence = persist
-    ? await persistInStorage(sandbox.db, persist === true ? 'shop-sandbox:db' : persist.key)
+    ? await persistInStorage(
+        sandbox.db,
+        sandbox.options.catalog,
+        persist === true ? 'shop-sandbox:db' : persist.key,
+      )
     : null
   // With persistence, writes run one tab at a time on the newest data (ids unique across tabs).
   const handlers = persistence
-    ? createHandlers(sandbox.options, (request) =>
+    ? createHandlers(sandbox.claims, (request) =>
         WRITE_METHODS.has(request.method)
           ? persistence.exclusive(() => sandbox.handle(request))
           : sandbox.handle(request),

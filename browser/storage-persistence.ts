@@ -1,11 +1,12 @@
 import { checkSnapshot } from '../resources/document.js'
-import type { DbSnapshot, Store } from '../db/store.js'
+import type { Snapshot, Store } from '../db/store.js'
+import type { Catalog } from '../resources/catalog.js'
 
 /** What is kept: the data with its id sequences, and a revision every save increases. */
 interface Saved {
   version: 1
   revision: number
-  snapshot: DbSnapshot
+  snapshot: Snapshot
 }
 
 /** The browser side of a persisted store: stop, and run a write with every tab in step. */
@@ -31,7 +32,11 @@ const STORE = 'data'
  * after each, the other tabs hear of it on a BroadcastChannel and load it. A storage error
  * (quota) is reported once in the console; the sandbox goes on in memory.
  */
-export async function persistInStorage(store: Store, key: string): Promise<StoragePersistence> {
+export async function persistInStorage(
+  store: Store,
+  catalog: Catalog,
+  key: string,
+): Promise<StoragePersistence> {
   const database = await openDatabase()
   const locks = (globalThis.navigator as Navigator | undefined)?.locks
   const lockName = `shop-sandbox:${key}`
@@ -47,7 +52,7 @@ export async function persistInStorage(store: Store, key: string): Promise<Stora
 
   /** Loads the saved data when it is newer than what this tab has. */
   const catchUp = async () => {
-    const saved = await read(database, key)
+    const saved = await read(database, catalog, key)
     if (!saved || saved.revision <= revision) return
     applying = true
     try {
@@ -121,7 +126,7 @@ function openDatabase(): Promise<IDBDatabase> {
   })
 }
 
-async function read(database: IDBDatabase, key: string): Promise<Saved | null> {
+async function read(database: IDBDatabase, catalog: Catalog, key: string): Promise<Saved | null> {
   const value = await new Promise<unknown>((resolve, reject) => {
     const request = database.transaction(STORE, 'readonly').objectStore(STORE).get(key)
     request.onsuccess = () => resolve(request.result)
@@ -129,14 +134,14 @@ async function read(database: IDBDatabase, key: string): Promise<Saved | null> {
   })
   if (value === undefined) return null
   const saved = value as Partial<Saved>
-  const check = checkSnapshot(saved.snapshot)
+  const check = checkSnapshot(catalog, saved.snapshot)
   if (saved.version !== 1 || typeof saved.revision !== 'number' || !check.ok) {
     console.warn(
       `[shop-sandbox] ignoring invalid saved data under "${key}"; starting from the seed`,
     )
     return null
   }
-  return { version: 1, revision: saved.revision, snapshot: check.document as DbSnapshot }
+  return { version: 1, revision: saved.revision, snapshot: check.document as Snapshot }
 }
 
 function write(database: IDBDatabase, key: string, saved: Saved): Promise<void> {

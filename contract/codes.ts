@@ -31,6 +31,21 @@ export const codes = {
 
 export type CodeName = keyof typeof codes
 
+/** A code of the catalogue by name, or a resource's own (e.g. a conflict: status 409 unless given). */
+export type CodeSpec = CodeName | { code: number; message: string; status?: number }
+
+/** The code, status and default message a {@link CodeSpec} stands for, and a key naming it. */
+export function codeEntry(spec: CodeSpec): {
+  key: string
+  code: number
+  status: number
+  message: string
+} {
+  return typeof spec === 'string'
+    ? { key: spec, ...codes[spec] }
+    : { key: String(spec.code), status: 409, ...spec }
+}
+
 /** A business code number of CONTRACT B5, e.g. `40001`. */
 export type BusinessCode = (typeof codes)[CodeName]['code']
 

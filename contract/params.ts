@@ -33,23 +33,15 @@ export function rejectUnknown(params: URLSearchParams, allowed: readonly string[
 /** An integer in [min, max] written in plain decimal digits. */
 export function integerParameter(name: string, raw: string, min: number, max: number): number {
   const value = /^\d{1,16}$/.test(raw) ? Number(raw) : Number.NaN
-  if (!Number.isSafeInteger(value) || value < min || value > max) {
-    const range = max === Number.MAX_SAFE_INTEGER ? `${min} or more` : `from ${min} to ${max}`
-    throw invalidParameter(`${name} must be an integer ${range}, got '${clip(raw)}'`)
-  }
+  if (!Number.isSafeInteger(value) || value < min || value > max)
+    throw invalidParameter(integerProblem(name, raw, min, max))
   return value
 }
 
-/** One of `options`. */
-export function enumParameter<T extends string>(
-  name: string,
-  raw: string,
-  options: readonly T[],
-): T {
-  if (!(options as readonly string[]).includes(raw)) {
-    throw invalidParameter(`${name} must be one of ${options.join(', ')}, got '${clip(raw)}'`)
-  }
-  return raw as T
+/** Why `raw` is not an integer in [min, max]. */
+export function integerProblem(name: string, raw: string, min: number, max: number): string {
+  const range = max === Number.MAX_SAFE_INTEGER ? `${min} or more` : `from ${min} to ${max}`
+  return `${name} must be an integer ${range}, got '${clip(raw)}'`
 }
 
 /** Keeps echoed input short in messages. */

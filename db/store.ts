@@ -1,104 +1,95 @@
-import type { Order } from '../shop/order-schema.js'
-import type { Product } from '../shop/product-schema.js'
 import type { ProgressReporter } from './progress.js'
+import type { Row } from './table.js'
 import { Table } from './table.js'
-import type { User } from '../shop/user-schema.js'
 
-/** The whole data set as one JSON document: what `GET /__sandbox/db` returns. */
-export interface DbDocument {
-  users: User[]
-  products: Product[]
-  orders: Order[]
-}
+/** The whole data set as one JSON document: collection name → records (`GET /__sandbox/db`). */
+export type Document = Record<string, readonly Row[]>
 
 /** A document plus the id sequences, so a restore continues exactly where the snapshot was. */
-export interface DbSnapshot extends DbDocument {
-  nextIds: { users: number; products: number; orders: number }
+export type Snapshot = Document & { nextIds: Record<string, number> }
+
+/** How one collection is stored: its unique keys and grouping indexes. */
+export interface TableSpec {
+  name: string
+  unique?: Readonly<Record<string, (record: Row) => string>>
+  groups?: Readonly<Record<string, (record: Row) => number>>
 }
 
-/** Key under which a name or e-mail is unique: case-insensitive. */
+/** Key under which a value unique case-insensitively is kept. */
 export function foldCase(value: string): string {
   const folded = value.toLowerCase()
   // Keep the original when nothing changed: the index then holds no second copy of the string.
   return folded === value ? value : folded
 }
 
-/** What must be unique in each collection, and under which key (CONTRACT B1). */
-export const uniqueKeys = {
-  users: {
-    name: (user: User) => foldCase(user.name),
-    email: (user: User) => foldCase(user.email),
-  },
-  products: { sku: (product: Product) => product.sku },
-}
-
-function createTables() {
-  return {
-    users: new Table<User, 'name' | 'email'>({
-      name: 'users',
-      unique: { name: { key: uniqueKeys.users.name }, email: { key: uniqueKeys.users.email } },
-    }),
-    products: new Table<Product, 'sku'>({
-      name: 'products',
-      unique: { sku: { key: uniqueKeys.products.sku } },
-    }),
-    orders: new Table<Order, never, 'userId'>({
-      name: 'orders',
-      groups: { userId: { key: (order) => order.userId } },
-    }),
-  }
-}
-
 /**
- * One sandbox's data: users, products and orders, each an indexed {@link Table}.
- * Writes go through the tables; call {@link Store.changed} after a logical change so
- * subscribers (persistence, cross-tab sync) hear about it once.
+ * One sandbox's data: a {@link Table} per collection, in the order of the specs. Writes go
+ * through the tables; call {@link Store.changed} after a logical change so subscribers
+ * (persistence, cross-tab sync) hear about it once. Each table is also a property named after
+ * its collection (`store.users`).
  *
  * @example
- * const user = store.users.get(1)
- * store.users.findUnique('email', 'admin@example.com')
+ * store.table('users').get(1)
  */
 export class Store {
-  readonly users
-  readonly products
-  readonly orders
+  readonly #tables = new Map<string, Table<Row, string, string>>()
   readonly #listeners = new Set<() => void>()
 
-  constructor(snapshot?: DbSnapshot, onProgress?: ProgressReporter) {
-    const tables = createTables()
-    this.users = tables.users
-    this.products = tables.products
-    this.orders = tables.orders
+  constructor(specs: readonly TableSpec[], snapshot?: Document, onProgress?: ProgressReporter) {
+    for (const spec of specs) {
+      const table = new Table<Row, string, string>({
+        name: spec.name,
+        unique: Object.fromEntries(
+          Object.entries(spec.unique ?? {}).map(([name, key]) => [name, { key }]),
+        ),
+        groups: Object.fromEntries(
+          Object.entries(spec.groups ?? {}).map(([name, key]) => [name, { key }]),
+        ),
+      })
+      this.#tables.set(spec.name, table)
+      Object.defineProperty(this, spec.name, { value: table, enumerable: false })
+    }
     if (snapshot) this.restore(snapshot, onProgress)
   }
 
+  /** The table of a collection; throws for a name the store does not have. */
+  table<T extends Row = Row>(name: string): Table<T, string, string> {
+    const table = this.#tables.get(name)
+    if (!table) throw new Error(`no collection named ${name}`)
+    return table as unknown as Table<T, string, string>
+  }
+
+  /** The collection names, in order. */
+  get names(): string[] {
+    return [...this.#tables.keys()]
+  }
+
+  /** Records per collection. */
+  counts(): Record<string, number> {
+    const counts: Record<string, number> = {}
+    for (const [name, table] of this.#tables) counts[name] = table.size
+    return counts
+  }
+
   /** A copy of the data and id sequences. Records are frozen, so this is cheap. */
-  snapshot(): DbSnapshot {
-    return {
-      users: [...this.users.all()],
-      products: [...this.products.all()],
-      orders: [...this.orders.all()],
-      nextIds: {
-        users: this.users.nextId,
-        products: this.products.nextId,
-        orders: this.orders.nextId,
-      },
-    }
+  snapshot(): Snapshot {
+    const nextIds: Record<string, number> = {}
+    for (const [name, table] of this.#tables) nextIds[name] = table.nextId
+    return { ...this.toJSON(), nextIds } as Snapshot
   }
 
   /** The data as one JSON document. */
-  toJSON(): DbDocument {
-    return {
-      users: [...this.users.all()],
-      products: [...this.products.all()],
-      orders: [...this.orders.all()],
-    }
+  toJSON(): Document {
+    const document: Record<string, Row[]> = {}
+    for (const [name, table] of this.#tables) document[name] = [...table.all()]
+    return document
   }
 
   /** Replaces all data with a snapshot or a (validated) document, then notifies once. */
-  restore(snapshot: DbDocument | DbSnapshot, onProgress?: ProgressReporter): void {
-    const nextIds = 'nextIds' in snapshot ? snapshot.nextIds : undefined
-    const total = snapshot.users.length + snapshot.products.length + snapshot.orders.length
+  restore(snapshot: Document, onProgress?: ProgressReporter): void {
+    const nextIds = (snapshot as Partial<Snapshot>).nextIds as Record<string, number> | undefined
+    let total = 0
+    for (const name of this.#tables.keys()) total += snapshot[name]?.length ?? 0
     let done = 0
     const indexed =
       onProgress &&
@@ -106,9 +97,8 @@ export class Store {
         done += count
         onProgress('indexing', done, total)
       })
-    this.users.load(snapshot.users, nextIds?.users, indexed)
-    this.products.load(snapshot.products, nextIds?.products, indexed)
-    this.orders.load(snapshot.orders, nextIds?.orders, indexed)
+    for (const [name, table] of this.#tables)
+      table.load(snapshot[name] ?? [], nextIds?.[name], indexed)
     this.changed()
   }
 

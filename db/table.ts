@@ -175,14 +175,22 @@ export class Table<T extends Row, U extends string = never, G extends string = n
     this.#nextId = Math.max(nextId, (this.#rows.at(-1)?.id ?? 0) + 1)
   }
 
+  /** The first unique index where another record already holds `record`'s key, if any. */
+  conflict(record: T): { index: U; key: string; holder: number } | undefined {
+    for (const [index, { index: unique, ids }] of this.#unique) {
+      const key = unique.key(record)
+      const holder = ids.get(key)
+      if (holder !== undefined && holder !== record.id) return { index, key, holder }
+    }
+    return undefined
+  }
+
   #assertUnique(record: T): void {
-    for (const [name, { index, ids }] of this.#unique) {
-      const holder = ids.get(index.key(record))
-      if (holder !== undefined && holder !== record.id) {
-        throw new Error(
-          `Unique index "${name}" already holds "${index.key(record)}" (record ${holder})`,
-        )
-      }
+    const conflict = this.conflict(record)
+    if (conflict) {
+      throw new Error(
+        `Unique index "${conflict.index}" already holds "${conflict.key}" (record ${conflict.holder})`,
+      )
     }
   }
 

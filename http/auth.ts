@@ -1,12 +1,9 @@
 import type { SandboxInstance } from '../state/instance.js'
 import { ApiError } from '../contract/api-error.js'
+import { fixedTokens } from '../shop/accounts.js'
+import { shopApi } from '../shop/index.js'
+import type { User } from '../shop/users.js'
 import type { Principal } from './operation.js'
-
-/** The fixed tokens of CONTRACT B4 and the users they stand for. */
-export const fixedTokens = [
-  { token: 'sandbox-admin-token', userId: 1 },
-  { token: 'sandbox-member-token', userId: 2 },
-] as const
 
 /**
  * Resolves the caller from `Authorization: Bearer <token>` (CONTRACT B4): missing → 40100;
@@ -27,7 +24,7 @@ export function authenticate(header: string | null, instance: SandboxInstance): 
   const fixed = fixedTokens.find((entry) => safeEqual(entry.token, token))
   const userId = fixed ? fixed.userId : instance.sessions.userFor(token)
   if (userId === undefined) throw ApiError.of('invalidToken')
-  const user = instance.store.users.get(userId)
+  const user = instance.store.table<User>(shopApi.accounts).get(userId)
   if (!user) throw ApiError.of('invalidToken', 'invalid token: its user no longer exists')
   return { userId, role: user.role, token, session: !fixed }
 }

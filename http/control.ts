@@ -1,5 +1,8 @@
 import * as z from 'zod'
-import { checkSnapshot, dbDocumentSchema } from '../resources/document.js'
+import type { Catalog } from '../resources/catalog.js'
+import { checkSnapshot, documentSchemas } from '../resources/document.js'
+import type { QuerySchema } from '../resources/query.js'
+import { integerQuery, pagingSchema, parseQuery } from '../resources/query.js'
 import { timestampSchema } from '../contract/fields.js'
 import { documented } from '../contract/registry.js'
 import type { SandboxInstance } from '../state/instance.js'
@@ -9,10 +12,10 @@ import { readJsonBody, validateBody } from './body.js'
 import type { ListPayload } from '../contract/envelope.js'
 import { noContent, success } from '../contract/envelope.js'
 import type { ApiRequest, ApiResponse } from '../contract/exchange.js'
-import { parsePaging } from '../resources/list.js'
 import { refuseUnsavable } from './unsavable.js'
+import type { Route } from './router.js'
 import { operationFor, Router } from './router.js'
-import { clip, integerParameter, invalidParameter } from '../contract/params.js'
+import { clip } from '../contract/params.js'
 import type { JournalFilter } from '../state/journal.js'
 import { overrideInputSchema, overrideSchema } from '../state/overrides.js'
 
@@ -32,8 +35,8 @@ export interface ControlOperation {
     description?: string
     success: { status: number; data: z.ZodType | null; list?: boolean }
     body?: z.ZodType
-    /** `paging`: takes `page` and `pageSize`; `journal`: those and the journal's filters. */
-    query?: 'paging' | 'journal'
+    /** The query it takes: the schema that validates it documents it. */
+    query?: QuerySchema
   }
   run(context: ControlContext): ApiResponse | Promise<ApiResponse>
 }
@@ -62,288 +65,326 @@ export const journalEntrySchema = documented(
   { id: 'JournalEntry' },
 )
 
-const countsSchema = documented(z.object({ users: z.int(), products: z.int(), orders: z.int() }), {
-  id: 'DbCounts',
-})
-
-function counts(instance: SandboxInstance) {
-  const { users, products, orders } = instance.store
-  return { users: users.size, products: products.size, orders: orders.size }
+/** The filters of the request journal (CONTRACT C2), beside `page` and `pageSize`. */
+const journalQuery: QuerySchema = {
+  ...pagingSchema,
+  method: {
+    schema: z.string(),
+    read: (raw) => raw,
+    problem: (raw) => `method must be a method name, got '${clip(raw)}'`,
+    description: 'e.g. POST',
+  },
+  path: {
+    schema: z.string().startsWith('/'),
+    read: (raw) => raw,
+    problem: (raw) => `path must start with /, got '${clip(raw)}'`,
+    description:
+      'A concrete path (`/users/5`) or a route template (`/users/{user_id}`), relative to the base path.',
+  },
+  status: integerQuery('status', 0, 599),
 }
 
-const infoSchema = documented(
-  z.object({
-    sandboxId: documented(z.string().nullable(), {
-      description: 'The X-Sandbox-Id served; null for the default sandbox.',
+const compiled = new WeakMap<Catalog, Router<ControlOperation>>()
+
+/** The control API of a catalog's sandboxes (CONTRACT C1, C2), compiled once. */
+export function controlRouter(catalog: Catalog): Router<ControlOperation> {
+  let router = compiled.get(catalog)
+  if (!router)
+    compiled.set(catalog, (router = new Router<ControlOperation>(controlRoutes(catalog))))
+  return router
+}
+
+function controlRoutes(catalog: Catalog): Route<ControlOperation>[] {
+  const countsSchema = documented(
+    z.object(Object.fromEntries(catalog.names.map((name) => [name, z.int()]))),
+    {
+      id: 'DbCounts',
+    },
+  )
+  const counts = (instance: SandboxInstance) => instance.store.counts()
+  const dbDocumentSchema = documentSchemas(catalog).document
+
+  const infoSchema = documented(
+    z.object({
+      sandboxId: documented(z.string().nullable(), {
+        description: 'The X-Sandbox-Id served; null for the default sandbox.',
+      }),
+      counts: countsSchema,
+      config: runtimeConfigSchema,
+      requests: documented(z.int(), { description: 'Entries in the request journal.' }),
+      persistence: documented(
+        z
+          .object({
+            ok: z.boolean(),
+            error: z.string().nullable(),
+            unsavedChanges: z.boolean(),
+            lastSavedAt: timestampSchema.nullable(),
+          })
+          .nullable(),
+        {
+          description: 'The data file (the server with --data, default sandbox); null without one.',
+        },
+      ),
     }),
-    counts: countsSchema,
-    config: runtimeConfigSchema,
-    requests: documented(z.int(), { description: 'Entries in the request journal.' }),
-    persistence: documented(
-      z
-        .object({
-          ok: z.boolean(),
-          error: z.string().nullable(),
-          unsavedChanges: z.boolean(),
-          lastSavedAt: timestampSchema.nullable(),
-        })
-        .nullable(),
-      { description: 'The data file (the server with --data, default sandbox); null without one.' },
-    ),
-  }),
-  { id: 'SandboxInfo' },
-)
+    { id: 'SandboxInfo' },
+  )
 
-const sandboxSummarySchema = documented(
-  z.object({
-    sandboxId: z.string().nullable(),
-    counts: countsSchema,
-    requests: z.int(),
-    overrides: z.int(),
-  }),
-  { id: 'SandboxSummary' },
-)
+  const sandboxSummarySchema = documented(
+    z.object({
+      sandboxId: z.string().nullable(),
+      counts: countsSchema,
+      requests: z.int(),
+      overrides: z.int(),
+    }),
+    { id: 'SandboxSummary' },
+  )
 
-export const controlRouter = new Router<ControlOperation>([
-  {
-    path: '/',
-    operations: {
-      GET: {
-        docs: {
-          operationId: 'getSandboxInfo',
-          summary: 'This sandbox at a glance',
-          success: { status: 200, data: infoSchema },
+  return [
+    {
+      path: '/',
+      operations: {
+        GET: {
+          docs: {
+            operationId: 'getSandboxInfo',
+            summary: 'This sandbox at a glance',
+            success: { status: 200, data: infoSchema },
+          },
+          run: ({ instance }) =>
+            success({
+              sandboxId: instance.name,
+              counts: counts(instance),
+              config: instance.config,
+              requests: instance.journal.size,
+              persistence: instance.persistence?.status ?? null,
+            }),
         },
-        run: ({ instance }) =>
-          success({
-            sandboxId: instance.name,
-            counts: counts(instance),
-            config: instance.config,
-            requests: instance.journal.size,
-            persistence: instance.persistence?.status ?? null,
-          }),
-      },
-      DELETE: {
-        docs: {
-          operationId: 'resetSandbox',
-          summary: 'Reset everything of this sandbox',
-          description:
-            'Data back to the seed, sessions ended, journal emptied, overrides removed, settings back to the start: what `sandbox.reset()` does for one sandbox. `DELETE /__sandbox/db` resets only the data.',
-          success: { status: 204, data: null },
-        },
-        run({ instance }) {
-          refuseUnsavable(instance)
-          instance.reset()
-          return noContent()
-        },
-      },
-    },
-  },
-  {
-    path: '/sandboxes',
-    operations: {
-      GET: {
-        docs: {
-          operationId: 'listSandboxes',
-          summary: 'The live sandboxes: the default one, then each X-Sandbox-Id',
-          success: { status: 200, data: sandboxSummarySchema, list: true },
-          query: 'paging',
-        },
-        run({ sandboxes, request }) {
-          const all = sandboxes().map((one) => ({
-            sandboxId: one.name,
-            counts: counts(one),
-            requests: one.journal.size,
-            overrides: one.overrides.size,
-          }))
-          return pageOf(all, request.url.searchParams)
+        DELETE: {
+          docs: {
+            operationId: 'resetSandbox',
+            summary: 'Reset everything of this sandbox',
+            description:
+              'Data back to the seed, sessions ended, journal emptied, overrides removed, settings back to the start: what `sandbox.reset()` does for one sandbox. `DELETE /__sandbox/db` resets only the data.',
+            success: { status: 204, data: null },
+          },
+          run({ instance }) {
+            refuseUnsavable(instance)
+            instance.reset()
+            return noContent()
+          },
         },
       },
     },
-  },
-  {
-    path: '/db',
-    operations: {
-      GET: {
-        docs: {
-          operationId: 'getSandboxData',
-          summary: 'The data as one document',
-          success: { status: 200, data: dbDocumentSchema },
-        },
-        run: ({ instance }) => success(instance.store.toJSON()),
-      },
-      PUT: {
-        docs: {
-          operationId: 'replaceSandboxData',
-          summary: 'Replace all data',
-          description:
-            'Every record and every reference is validated first; on a problem (422) nothing changes.',
-          success: { status: 200, data: countsSchema },
-          body: dbDocumentSchema,
-        },
-        async run({ instance, readJson }) {
-          refuseUnsavable(instance)
-          let bytes = 0
-          const body = await readJson(instance.limits.maxDocumentBytes, (n) => (bytes = n))
-          const check = checkSnapshot(body)
-          if (!check.ok) throw ApiError.invalid([check.problem])
-          instance.replaceData(check.document, bytes)
-          return success(counts(instance))
-        },
-      },
-      DELETE: {
-        docs: {
-          operationId: 'resetSandboxData',
-          summary: 'Reset the data to the seed',
-          success: { status: 204, data: null },
-        },
-        run({ instance }) {
-          refuseUnsavable(instance)
-          instance.resetData()
-          return noContent()
+    {
+      path: '/sandboxes',
+      operations: {
+        GET: {
+          docs: {
+            operationId: 'listSandboxes',
+            summary: 'The live sandboxes: the default one, then each X-Sandbox-Id',
+            success: { status: 200, data: sandboxSummarySchema, list: true },
+            query: pagingSchema,
+          },
+          run({ sandboxes, request }) {
+            const all = sandboxes().map((one) => ({
+              sandboxId: one.name,
+              counts: counts(one),
+              requests: one.journal.size,
+              overrides: one.overrides.size,
+            }))
+            return pageOf(all, request.url.searchParams)
+          },
         },
       },
     },
-  },
-  {
-    path: '/requests',
-    operations: {
-      GET: {
-        docs: {
-          operationId: 'listSandboxRequests',
-          summary: 'The request journal, oldest first',
-          description:
-            'The last API requests of this sandbox (see --journal-size); `page` and `pageSize` as for collections; `method`, `path` (a concrete path or a route template, relative to the base path) and `status` filter, and `total` counts the matches.',
-          success: { status: 200, data: journalEntrySchema, list: true },
-          query: 'journal',
+    {
+      path: '/db',
+      operations: {
+        GET: {
+          docs: {
+            operationId: 'getSandboxData',
+            summary: 'The data as one document',
+            success: { status: 200, data: dbDocumentSchema },
+          },
+          run: ({ instance }) => success(instance.store.toJSON()),
         },
-        run({ instance, request }) {
-          const params = request.url.searchParams
-          const { page, pageSize } = parsePaging(params)
-          const start = (page - 1) * pageSize
-          const filter = journalFilter(params)
-          const matches = filter ? instance.journal.matching(filter) : null
-          const payload: ListPayload<unknown> = {
-            list: matches
-              ? matches.slice(start, start + pageSize)
-              : instance.journal.entries(start, start + pageSize),
-            total: matches ? matches.length : instance.journal.size,
-            page,
-            pageSize,
-          }
-          return success(payload)
+        PUT: {
+          docs: {
+            operationId: 'replaceSandboxData',
+            summary: 'Replace all data',
+            description:
+              'Every record and every reference is validated first; on a problem (422) nothing changes.',
+            success: { status: 200, data: countsSchema },
+            body: dbDocumentSchema,
+          },
+          async run({ instance, readJson }) {
+            refuseUnsavable(instance)
+            let bytes = 0
+            const body = await readJson(instance.limits.maxDocumentBytes, (n) => (bytes = n))
+            const check = checkSnapshot(catalog, body)
+            if (!check.ok) throw ApiError.invalid([check.problem])
+            instance.replaceData(check.document, bytes)
+            return success(counts(instance))
+          },
         },
-      },
-      DELETE: {
-        docs: {
-          operationId: 'clearSandboxRequests',
-          summary: 'Clear the request journal',
-          success: { status: 204, data: null },
-        },
-        run({ instance }) {
-          instance.journal.clear()
-          return noContent()
-        },
-      },
-    },
-  },
-  {
-    path: '/overrides',
-    operations: {
-      GET: {
-        docs: {
-          operationId: 'listSandboxOverrides',
-          summary: 'The overrides, oldest first',
-          description: 'With `remaining` for counted ones (CONTRACT C2).',
-          success: { status: 200, data: overrideSchema, list: true },
-          query: 'paging',
-        },
-        run({ instance, request }) {
-          return pageOf(instance.overrides.list(), request.url.searchParams)
-        },
-      },
-      POST: {
-        docs: {
-          operationId: 'createSandboxOverride',
-          summary: 'Make a route answer something else',
-          description:
-            'Matches by method, path (template or concrete, relative to the base path), query; the newest match wins; `times` counts matching requests. On an API path it applies after routing, authentication and permission; on a path the API lacks it answers without a token. An overridden request changes no data.',
-          success: { status: 201, data: overrideSchema },
-          body: overrideInputSchema,
-        },
-        async run({ instance, readJson }) {
-          const input = validateBody(overrideInputSchema, await readJson(), {
-            strict: true,
-            readOnly: [],
-          })
-          return success(instance.overrides.add(input), 201)
-        },
-      },
-      DELETE: {
-        docs: {
-          operationId: 'clearSandboxOverrides',
-          summary: 'Remove every override',
-          success: { status: 204, data: null },
-        },
-        run({ instance }) {
-          instance.overrides.clear()
-          return noContent()
+        DELETE: {
+          docs: {
+            operationId: 'resetSandboxData',
+            summary: 'Reset the data to the seed',
+            success: { status: 204, data: null },
+          },
+          run({ instance }) {
+            refuseUnsavable(instance)
+            instance.resetData()
+            return noContent()
+          },
         },
       },
     },
-  },
-  {
-    path: '/overrides/{override_id}',
-    operations: {
-      DELETE: {
-        docs: {
-          operationId: 'deleteSandboxOverride',
-          summary: 'Remove one override',
-          success: { status: 204, data: null },
+    {
+      path: '/requests',
+      operations: {
+        GET: {
+          docs: {
+            operationId: 'listSandboxRequests',
+            summary: 'The request journal, oldest first',
+            description:
+              'The last API requests of this sandbox (see --journal-size); `page` and `pageSize` as for collections; `method`, `path` (a concrete path or a route template, relative to the base path) and `status` filter, and `total` counts the matches.',
+            success: { status: 200, data: journalEntrySchema, list: true },
+            query: journalQuery,
+          },
+          run({ instance, request }) {
+            const { page, pageSize, ...filter } = parseQuery(
+              journalQuery,
+              request.url.searchParams,
+              false,
+            ) as unknown as { page: number; pageSize: number } & JournalFilter
+            const start = (page - 1) * pageSize
+            const matches = Object.keys(filter).length ? instance.journal.matching(filter) : null
+            const payload: ListPayload<unknown> = {
+              list: matches
+                ? matches.slice(start, start + pageSize)
+                : instance.journal.entries(start, start + pageSize),
+              total: matches ? matches.length : instance.journal.size,
+              page,
+              pageSize,
+            }
+            return success(payload)
+          },
         },
-        run({ instance, request }) {
-          const raw = request.url.pathname.split('/').at(-1) ?? ''
-          const id = /^[1-9]\d{0,9}$/.test(raw) ? Number(raw) : Number.NaN
-          if (!instance.overrides.remove(id))
-            throw ApiError.of('notFound', `override ${raw.slice(0, 40)} not found`)
-          return noContent()
-        },
-      },
-    },
-  },
-  {
-    path: '/config',
-    operations: {
-      GET: {
-        docs: {
-          operationId: 'getSandboxConfig',
-          summary: 'The runtime settings',
-          success: { status: 200, data: runtimeConfigSchema },
-        },
-        run: ({ instance }) => success(instance.config),
-      },
-      PATCH: {
-        docs: {
-          operationId: 'updateSandboxConfig',
-          summary: 'Change runtime settings of this sandbox',
-          success: { status: 200, data: runtimeConfigSchema },
-          body: runtimeConfigPatchSchema,
-        },
-        async run({ instance, readJson }) {
-          const changes = validateBody(runtimeConfigPatchSchema, await readJson(), {
-            strict: true,
-            readOnly: [],
-          })
-          return success(instance.configure(changes))
+        DELETE: {
+          docs: {
+            operationId: 'clearSandboxRequests',
+            summary: 'Clear the request journal',
+            success: { status: 204, data: null },
+          },
+          run({ instance }) {
+            instance.journal.clear()
+            return noContent()
+          },
         },
       },
     },
-  },
-])
+    {
+      path: '/overrides',
+      operations: {
+        GET: {
+          docs: {
+            operationId: 'listSandboxOverrides',
+            summary: 'The overrides, oldest first',
+            description: 'With `remaining` for counted ones (CONTRACT C2).',
+            success: { status: 200, data: overrideSchema, list: true },
+            query: pagingSchema,
+          },
+          run({ instance, request }) {
+            return pageOf(instance.overrides.list(), request.url.searchParams)
+          },
+        },
+        POST: {
+          docs: {
+            operationId: 'createSandboxOverride',
+            summary: 'Make a route answer something else',
+            description:
+              'Matches by method, path (template or concrete, relative to the base path), query; the newest match wins; `times` counts matching requests. On an API path it applies after routing, authentication and permission; on a path the API lacks it answers without a token. An overridden request changes no data.',
+            success: { status: 201, data: overrideSchema },
+            body: overrideInputSchema,
+          },
+          async run({ instance, readJson }) {
+            const input = validateBody(overrideInputSchema, await readJson(), {
+              strict: true,
+              readOnly: [],
+            })
+            return success(instance.overrides.add(input), 201)
+          },
+        },
+        DELETE: {
+          docs: {
+            operationId: 'clearSandboxOverrides',
+            summary: 'Remove every override',
+            success: { status: 204, data: null },
+          },
+          run({ instance }) {
+            instance.overrides.clear()
+            return noContent()
+          },
+        },
+      },
+    },
+    {
+      path: '/overrides/{override_id}',
+      operations: {
+        DELETE: {
+          docs: {
+            operationId: 'deleteSandboxOverride',
+            summary: 'Remove one override',
+            success: { status: 204, data: null },
+          },
+          run({ instance, request }) {
+            const raw = request.url.pathname.split('/').at(-1) ?? ''
+            const id = /^[1-9]\d{0,9}$/.test(raw) ? Number(raw) : Number.NaN
+            if (!instance.overrides.remove(id))
+              throw ApiError.of('notFound', `override ${raw.slice(0, 40)} not found`)
+            return noContent()
+          },
+        },
+      },
+    },
+    {
+      path: '/config',
+      operations: {
+        GET: {
+          docs: {
+            operationId: 'getSandboxConfig',
+            summary: 'The runtime settings',
+            success: { status: 200, data: runtimeConfigSchema },
+          },
+          run: ({ instance }) => success(instance.config),
+        },
+        PATCH: {
+          docs: {
+            operationId: 'updateSandboxConfig',
+            summary: 'Change runtime settings of this sandbox',
+            success: { status: 200, data: runtimeConfigSchema },
+            body: runtimeConfigPatchSchema,
+          },
+          async run({ instance, readJson }) {
+            const changes = validateBody(runtimeConfigPatchSchema, await readJson(), {
+              strict: true,
+              readOnly: [],
+            })
+            return success(instance.configure(changes))
+          },
+        },
+      },
+    },
+  ]
+}
 
 /** One page (`page`, `pageSize`) of a whole list, as a list payload. */
 function pageOf(all: readonly unknown[], params: URLSearchParams): ApiResponse {
-  const { page, pageSize } = parsePaging(params)
+  const { page, pageSize } = parseQuery(pagingSchema, params, false) as {
+    page: number
+    pageSize: number
+  }
   const start = (page - 1) * pageSize
   const payload: ListPayload<unknown> = {
     list: all.slice(start, start + pageSize),
@@ -354,29 +395,15 @@ function pageOf(all: readonly unknown[], params: URLSearchParams): ApiResponse {
   return success(payload)
 }
 
-/** The journal filter of `GET /__sandbox/requests`, or null when none is given. */
-function journalFilter(params: URLSearchParams): JournalFilter | null {
-  const method = params.get('method')
-  const path = params.get('path')
-  const status = params.get('status')
-  if (method === null && path === null && status === null) return null
-  if (path !== null && !path.startsWith('/'))
-    throw invalidParameter(`path must start with /, got '${clip(path)}'`)
-  return {
-    ...(method === null ? {} : { method }),
-    ...(path === null ? {} : { path }),
-    ...(status === null ? {} : { status: integerParameter('status', status, 0, 599) }),
-  }
-}
-
 /** Handles a request under `/__sandbox` (the path without that prefix). */
 export function handleControl(
   request: ApiRequest,
   path: string,
   instance: SandboxInstance,
-  sandboxes: () => readonly SandboxInstance[] = () => [instance],
+  sandboxes: () => readonly SandboxInstance[],
+  catalog: Catalog,
 ): Promise<ApiResponse> {
-  const match = controlRouter.match(path)
+  const match = controlRouter(catalog).match(path)
   if (!match) throw ApiError.of('notFound', `no control route ${request.method} /__sandbox${path}`)
   const operation = operationFor(match.route, request.method)
   return Promise.resolve(

@@ -1,8 +1,10 @@
 import type * as z from 'zod'
-import type { UserRole } from '../shop/user-schema.js'
-import type { SandboxInstance } from '../state/instance.js'
-import type { CodeName } from '../contract/codes.js'
 import type { ApiRequest, ApiResponse } from '../contract/exchange.js'
+import type { ConflictCode, Permission } from '../resources/define.js'
+import type { QuerySchema } from '../resources/query.js'
+import type { DataService } from '../resources/service.js'
+import type { UserRole } from '../shop/users.js'
+import type { SandboxInstance } from '../state/instance.js'
 
 /** Who is calling, once authenticated. */
 export interface Principal {
@@ -18,6 +20,8 @@ export interface Principal {
 export interface OperationContext {
   request: ApiRequest
   instance: SandboxInstance
+  /** The sandbox's data and the rules of its resources. */
+  data: DataService
   /** Path ids, validated as positive integers. */
   ids: Record<string, number>
   query: URLSearchParams
@@ -25,16 +29,11 @@ export interface OperationContext {
   strict: boolean
   /** The base path resources live under ('' or e.g. '/api'), for `Location` headers. */
   basePath: string
-  /** Current time as an ISO 8601 UTC string with milliseconds. */
-  now(): string
   /** Reads the JSON body (413, 415, 400 / 40004); remembered for the request journal. */
   readJson(): Promise<unknown>
   /** Whether the client sent `Prefer: return=representation`. */
   wantsRepresentation: boolean
 }
-
-/** Who may call an operation besides admins, who may call everything (CONTRACT B4). */
-export type Permit = (principal: Principal, params: Readonly<Record<string, string>>) => boolean
 
 /** Documentation of an operation, for the OpenAPI document. */
 export interface OperationDocs {
@@ -50,30 +49,17 @@ export interface OperationDocs {
   success: { status: number; data: z.ZodType | null; list?: boolean; representation?: z.ZodType }
   /** The request body schema, if the operation takes one. */
   body?: z.ZodType
-  /** The query parameters: a list query, only `fields`, or none. */
-  query?: 'list' | 'fields'
+  /** The query it takes (none when absent): the schema that validates it documents it. */
+  query?: QuerySchema
   /** Business errors the operation itself can raise (the pipeline's own are added). */
-  errors: readonly CodeName[]
-  /** The resource's list spec: fields, sort fields, status values and extra id filters. */
-  listSpec?: {
-    fields: readonly string[]
-    sortable: readonly string[]
-    statuses: readonly string[]
-    idFilters?: Readonly<Record<string, string>>
-  }
+  errors: readonly ConflictCode[]
 }
 
 export interface Operation {
   /** Needs a bearer token (default true). */
   auth?: boolean
-  /** Who besides admins may call it; omitted means admins only. */
-  permit?: Permit
+  /** Who besides admins may call it (CONTRACT B4). */
+  permission: Permission
   docs: OperationDocs
   run(context: OperationContext): ApiResponse | Promise<ApiResponse>
 }
-
-/** Any authenticated caller. */
-export const anyone: Permit = () => true
-
-/** A member acting on their own user (the `user_id` in the path is theirs). */
-export const ownUser: Permit = (principal, params) => params.user_id === String(principal.userId)

@@ -1,6 +1,8 @@
 import type { SandboxInstance } from '../state/instance.js'
 import { drawDelay } from '../state/runtime-config.js'
 import { IdsExhausted } from '../db/table.js'
+import type { Catalog } from '../resources/catalog.js'
+import { DataService } from '../resources/service.js'
 import { ApiError } from '../contract/api-error.js'
 import { authenticate } from './auth.js'
 import { codes } from '../contract/codes.js'
@@ -11,7 +13,7 @@ import type { Operation, OperationContext, Principal } from './operation.js'
 import { forcedError, parsePrefer } from './preferences.js'
 import { clip, integerParameter, invalidParameter, rejectUnknown } from '../contract/params.js'
 import { allowHeader, operationFor } from './router.js'
-import { apiRouter } from './routes.js'
+import type { ApiRoutes } from './routes.js'
 import { refuseUnsavable } from './unsavable.js'
 import { overrideAnswer } from '../state/overrides.js'
 import { MAX_DELAY_MS } from '../state/runtime-config.js'
@@ -20,6 +22,9 @@ import { MAX_DELAY_MS } from '../state/runtime-config.js'
 export interface PipelineHost {
   /** Where resources live: '' (the root) or e.g. '/api'. */
   readonly basePath: string
+  /** The API's resources and the routes compiled from them. */
+  readonly catalog: Catalog
+  readonly routes: ApiRoutes
   /** The sandbox for an `X-Sandbox-Id` (null: the default one), created on first use. */
   instanceFor(name: string | null): SandboxInstance
   /** After each request to a sandbox: keeps the named sandboxes within their memory budget. */
@@ -36,8 +41,10 @@ export interface PipelineHost {
 
 const CONTROL_PREFIX = '/__sandbox'
 const SANDBOX_ID = /^[A-Za-z0-9_.-]{1,64}$/
-const WRITES = new Set(['POST', 'PUT', 'PATCH', 'DELETE'])
-const BODY_METHODS = new Set(['POST', 'PUT', 'PATCH'])
+/** The methods that carry a body. */
+const BODY_METHODS: ReadonlySet<string> = new Set(['POST', 'PUT', 'PATCH'])
+/** The methods that may change data: a successful one is saved and announced. */
+export const WRITE_METHODS: ReadonlySet<string> = new Set([...BODY_METHODS, 'DELETE'])
 
 /**
  * Handles one request from start to finish, in the order of checks of CONTRACT B4, and never
@@ -148,7 +155,7 @@ async function runApi(
     if (delay > 0) await sleep(delay)
     return overrideAnswer(found)
   }
-  const match = apiRouter.match(path)
+  const match = host.routes.router.match(path)
   if (!match) return (await override()) ?? Promise.reject(noRoute(request))
   if (request.method === 'OPTIONS') return noContent({ allow: allowHeader(match.route) })
   let operation: Operation
@@ -165,22 +172,23 @@ async function runApi(
     const forced = forcedError(preferences, allowHeader(match.route))
     if (forced) throw forced
   }
-  if (principal) authorize(operation, principal, match.params)
+  if (principal) authorize(operation, principal, match.params, host.routes.ownParam)
   const overridden = await override()
   if (overridden) return overridden
-  if (WRITES.has(request.method) && !path.startsWith('/sessions')) refuseUnsavable(instance)
+  if (WRITE_METHODS.has(request.method) && !path.startsWith('/sessions')) refuseUnsavable(instance)
   const ids = pathIds(match.params)
   const query = request.url.searchParams
   if (config.strict && !operation.docs.query) rejectUnknown(query, [])
+  const now = () => new Date(host.now()).toISOString()
   const context: OperationContext = {
     request,
     instance,
+    data: new DataService(host.catalog, instance.store, now),
     ids,
     query,
     principal,
     strict: config.strict,
     basePath: host.basePath,
-    now: () => new Date(host.now()).toISOString(),
     wantsRepresentation: preferences.representation,
     async readJson() {
       const body = await readJsonBody(request, undefined, (bytes) => (seen.bytes = bytes))
@@ -189,21 +197,25 @@ async function runApi(
     },
   }
   const response = await operation.run(context)
-  if (WRITES.has(request.method) && response.status < 300) {
+  if (WRITE_METHODS.has(request.method) && response.status < 300) {
     instance.store.changed()
     instance.wrote(seen.bytes ?? 0)
   }
   return response
 }
 
-/** 403 / 40300 unless the caller is an admin or the operation permits them. */
+/**
+ * 403 / 40300 unless the caller is an admin or the operation's permission lets them in:
+ * `anyone`, or `own` when the account id in the path (`ownParam`) is theirs (CONTRACT B4).
+ */
 function authorize(
   operation: Operation,
   principal: Principal,
   params: Record<string, string>,
+  ownParam: string,
 ): void {
-  if (principal.role === 'admin') return
-  if (operation.permit?.(principal, params)) return
+  if (principal.role === 'admin' || operation.permission === 'anyone') return
+  if (operation.permission === 'own' && params[ownParam] === String(principal.userId)) return
   throw ApiError.of('permissionDenied')
 }
 

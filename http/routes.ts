@@ -1,19 +1,35 @@
+import type { Catalog } from '../resources/catalog.js'
+import { shopApi } from '../shop/index.js'
+import { resourceRoutes } from './crud.js'
 import type { Operation } from './operation.js'
-import { orderRoutes } from './orders.js'
-import { productRoutes } from './products.js'
 import { Router } from './router.js'
 import { sessionRoutes } from './sessions.js'
-import { userRoutes } from './users.js'
 
-/** Every route of the API (CONTRACT parts A and B), compiled once. */
-export const apiRouter = new Router<Operation>([
-  ...userRoutes,
-  ...productRoutes,
-  ...orderRoutes,
-  ...sessionRoutes,
-])
+/** An API's routes, compiled once per catalog. */
+export interface ApiRoutes {
+  router: Router<Operation>
+  /** First path segments that belong to the API, for claiming requests under a root base path. */
+  roots: readonly string[]
+  /** The path parameter naming an account (`user_id`): what `own` permissions compare. */
+  ownParam: string
+}
 
-/** First path segments that belong to the API, for claiming requests under a root base path. */
-export const apiRoots: readonly string[] = [
-  ...new Set(apiRouter.routes.map((route) => route.path.split('/')[1]!)),
-]
+const compiled = new WeakMap<Catalog, ApiRoutes>()
+
+/** Every route of the API (CONTRACT parts A and B): each resource's, then the sessions'. */
+export function apiRoutes(catalog: Catalog): ApiRoutes {
+  let routes = compiled.get(catalog)
+  if (!routes) {
+    const router = new Router<Operation>([
+      ...catalog.resources.flatMap((resource) => resourceRoutes(resource)),
+      ...sessionRoutes,
+    ])
+    routes = {
+      router,
+      roots: [...new Set(router.routes.map((route) => route.path.split('/')[1]!))],
+      ownParam: catalog.get(shopApi.accounts).idParam,
+    }
+    compiled.set(catalog, routes)
+  }
+  return routes
+}

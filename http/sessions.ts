@@ -1,15 +1,16 @@
 import * as z from 'zod'
 import { timestampSchema } from '../contract/fields.js'
 import { documented } from '../contract/registry.js'
-import { SEED_PASSWORD } from '../resources/seed.js'
 import { foldCase } from '../db/store.js'
-import { userSchema } from '../shop/user-schema.js'
+import { SEED_PASSWORD } from '../shop/accounts.js'
+import { shopApi } from '../shop/index.js'
+import type { User } from '../shop/users.js'
+import { userSchema } from '../shop/users.js'
 import { ApiError } from '../contract/api-error.js'
 import { safeEqual } from './auth.js'
 import { validateBody } from './body.js'
 import { noContent, success } from '../contract/envelope.js'
 import type { Operation } from './operation.js'
-import { anyone } from './operation.js'
 import type { Route } from './router.js'
 
 /** Body of `POST /sessions`. */
@@ -32,6 +33,7 @@ export const sessionSchema = documented(
 
 const createSession: Operation = {
   auth: false,
+  permission: 'anyone',
   docs: {
     operationId: 'createSession',
     summary: 'Sign in: exchange e-mail and password for a bearer token',
@@ -48,7 +50,7 @@ const createSession: Operation = {
       strict: context.strict,
       readOnly: [],
     })
-    const user = context.instance.store.users.findUnique('email', foldCase(email))
+    const user = context.data.table<User>(shopApi.accounts).findUnique('email', foldCase(email))
     const passwordMatches = safeEqual(password, SEED_PASSWORD)
     if (!user || !passwordMatches) {
       throw ApiError.of('wrongCredentials')
@@ -58,7 +60,7 @@ const createSession: Operation = {
 }
 
 const endSession: Operation = {
-  permit: anyone,
+  permission: 'anyone',
   docs: {
     operationId: 'deleteSession',
     summary: 'Sign out: revoke the token used',

@@ -1,5 +1,6 @@
 import * as z from 'zod'
 import { documented, schemaRegistry } from '../contract/registry.js'
+import { PAGE_SIZE_MAX } from '../resources/query.js'
 
 export type JsonSchema = Record<string, unknown>
 
@@ -30,62 +31,72 @@ const errorEnvelope = documented(z.object({ code: z.int(), message: z.string(), 
   description: 'Every failure. Branch on `code` (CONTRACT B5), never on `message`.',
 })
 
-const registered = new Set<string>(['ErrorEnvelope'])
+const envelopes = new WeakMap<z.ZodType, Map<boolean, z.ZodType>>()
 
-/** Registers the success envelope of each payload once (the registry outlives one document). */
-function registerEnvelopes(payloads: readonly Payload[]): void {
-  for (const payload of payloads) {
-    const id = envelopeId(payload)
-    if (registered.has(id)) continue
-    registered.add(id)
-    const data = payload.list
+/** The success envelope around a payload, made once per payload schema and kind. */
+function envelopeOf(payload: Payload): z.ZodType {
+  const list = payload.list === true
+  const kinds = envelopes.get(payload.data) ?? new Map<boolean, z.ZodType>()
+  envelopes.set(payload.data, kinds)
+  let envelope = kinds.get(list)
+  if (!envelope) {
+    const data = list
       ? z.object({
           list: z.array(payload.data),
           total: documented(z.int().min(0), {
             description: 'Records matching the filters, on every page.',
           }),
           page: z.int().min(1),
-          pageSize: z.int().min(1).max(100),
+          pageSize: z.int().min(1).max(PAGE_SIZE_MAX),
         })
       : payload.data
-    documented(z.object({ code: z.literal(0), message: z.literal('success'), data }), { id })
+    envelope = documented(z.object({ code: z.literal(0), message: z.literal('success'), data }), {
+      id: envelopeId(payload),
+    })
+    kinds.set(list, envelope)
   }
+  return envelope
+}
+
+/** The documented schemas `schema` holds (itself included), by id, as components. */
+function rendered(schema: z.ZodType, io: 'input' | 'output'): Record<string, JsonSchema> {
+  const { $defs } = z.toJSONSchema(schema, {
+    target: 'draft-2020-12',
+    io,
+    metadata: schemaRegistry,
+    unrepresentable: 'any',
+  }) as { $defs?: Record<string, JsonSchema> }
+  return JSON.parse(
+    JSON.stringify($defs ?? {}).replaceAll('"#/$defs/', `"${schemaRef('')}`),
+  ) as Record<string, JsonSchema>
 }
 
 /**
- * The component schemas, generated from the zod schemas the handlers validate with (never a
- * second copy of a record's shape), plus an envelope per success payload. Request bodies are
- * rendered as input (defaults make fields optional, unknown fields are allowed: the API ignores
- * them), everything else as output (exactly these fields).
+ * The component schemas of one document, generated from the zod schemas the handlers validate
+ * with (never a second copy of a record's shape), plus an envelope per success payload: only
+ * what this document's operations refer to. Request bodies are rendered as input (defaults make
+ * fields optional, unknown fields are allowed: the API ignores them), everything else as output
+ * (exactly these fields).
  */
 export function componentSchemas(
   payloads: readonly Payload[],
   bodies: readonly z.ZodType[],
 ): Record<string, JsonSchema> {
-  void errorEnvelope
-  registerEnvelopes(payloads)
-  const render = (io: 'input' | 'output') =>
-    z.toJSONSchema(schemaRegistry, {
-      target: 'draft-2020-12',
-      io,
-      uri: schemaRef,
-      metadata: schemaRegistry,
-      unrepresentable: 'any',
-    }).schemas as Record<string, JsonSchema>
-  const output = render('output')
-  const input = render('input')
-  const inputIds = new Set(bodies.map(schemaId))
+  const components: Record<string, JsonSchema> = {}
+  const add = (found: Record<string, JsonSchema>) => {
+    for (const [id, schema] of Object.entries(found)) components[id] ??= schema
+  }
+  add(rendered(errorEnvelope, 'output'))
+  for (const payload of payloads) add(rendered(envelopeOf(payload), 'output'))
+  for (const body of bodies) add(rendered(body, 'output'))
+  for (const body of bodies) {
+    const id = schemaId(body)
+    components[id] = defaultsInDescriptions(rendered(body, 'input')[id]!)
+  }
   return Object.fromEntries(
-    Object.keys(output)
+    Object.keys(components)
       .sort()
-      .map((id) => {
-        const {
-          $schema: _schema,
-          $id: _id,
-          ...schema
-        } = (inputIds.has(id) ? input[id] : output[id]) ?? {}
-        return [id, inputIds.has(id) ? defaultsInDescriptions(schema) : schema]
-      }),
+      .map((id) => [id, components[id]!]),
   )
 }
 

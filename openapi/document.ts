@@ -1,34 +1,28 @@
-import { fixedAccounts } from '../resources/seed.js'
-import { fixedTokens } from '../http/auth.js'
 import type * as z from 'zod'
-import type { CodeName } from '../contract/codes.js'
-import { codes } from '../contract/codes.js'
+import type { CodeSpec } from '../contract/codes.js'
+import { codeEntry } from '../contract/codes.js'
 import type { ControlOperation } from '../http/control.js'
 import { controlRouter } from '../http/control.js'
 import type { Operation } from '../http/operation.js'
 import type { Route } from '../http/router.js'
-import { apiRouter } from '../http/routes.js'
+import { apiRoutes } from '../http/routes.js'
+import type { Catalog } from '../resources/catalog.js'
+import { fixedAccounts, fixedTokens } from '../shop/accounts.js'
+import { shopApi, shopCatalog } from '../shop/index.js'
 import type { JsonSchema, Payload } from './components.js'
 import { componentSchemas, envelopeId, schemaId, schemaRef } from './components.js'
-import {
-  errorResponse,
-  fieldsParameter,
-  headerParameters,
-  listParameters,
-  journalFilterParameters,
-  pagingParameters,
-  responseHeaders,
-} from './parameters.js'
+import { errorResponse, headerParameters, queryParameters, responseHeaders } from './parameters.js'
 
 export interface OpenApiOptions {
   /** The API's base URL: '' (default), '/api' or 'https://api.example.com/v1'. */
   baseUrl?: string
+  /** The resources to document (default: the shop's; a sandbox passes its own). */
+  catalog?: Catalog
 }
 
-type Docs =
-  Operation['docs'] | (ControlOperation['docs'] & Partial<Omit<Operation['docs'], 'query'>>)
+type Docs = Operation['docs'] | (ControlOperation['docs'] & Partial<Operation['docs']>)
 
-const cache = new Map<string, JsonSchema>()
+const cache = new WeakMap<Catalog, Map<string, JsonSchema>>()
 
 const requestIdHeader = { 'X-Request-Id': { $ref: '#/components/headers/RequestId' } }
 const headerRefs = Object.keys(headerParameters).map((name) => ({
@@ -44,9 +38,14 @@ const headerRefs = Object.keys(headerParameters).map((name) => ({
  */
 export function openApiDocument(options: OpenApiOptions = {}): JsonSchema {
   const baseUrl = (options.baseUrl ?? '').replace(/\/+$/, '')
-  const cached = cache.get(baseUrl)
+  const catalog = options.catalog ?? shopCatalog
+  const documents = cache.get(catalog) ?? new Map<string, JsonSchema>()
+  cache.set(catalog, documents)
+  const cached = documents.get(baseUrl)
   if (cached) return cached
-  const operations = [...apiRouter.routes, ...controlRouter.routes].flatMap((route) =>
+  const apiRouter = apiRoutes(catalog).router
+  const control = controlRouter(catalog)
+  const operations = [...apiRouter.routes, ...control.routes].flatMap((route) =>
     Object.values(route.operations as Record<string, { docs: Docs }>).map(
       (operation) => operation.docs,
     ),
@@ -60,25 +59,21 @@ export function openApiDocument(options: OpenApiOptions = {}): JsonSchema {
   const origin = /^[a-z][a-z0-9+.-]*:\/\//i.test(baseUrl) ? new URL(baseUrl).origin : ''
   const document = {
     openapi: '3.1.0',
-    info: {
-      title: 'Shop API',
-      version: '1.0.0',
-      description:
-        'Users, products, and orders that belong to users. Served by shop-sandbox: the paths under /__sandbox (tag "sandbox") and the X-Sandbox-* headers exist only in the sandbox.',
-    },
+    info: { title: shopApi.title, version: '1.0.0', description: shopApi.description },
     servers: [{ url: baseUrl || '/' }],
     security: [{ bearerAuth: [] }],
     tags: [
-      { name: 'users' },
-      { name: 'products' },
-      { name: 'orders' },
+      ...catalog.resources.map(({ name, definition }) => ({
+        name,
+        ...(definition.docs?.description ? { description: definition.docs.description } : {}),
+      })),
       { name: 'sessions' },
       { name: 'sandbox', description: 'The sandbox’s control API: not part of the real API.' },
     ],
     paths: {
       ...Object.fromEntries(apiRouter.routes.map((route) => [route.path, pathItem(route, false)])),
       ...Object.fromEntries(
-        controlRouter.routes.map((route) => [
+        control.routes.map((route) => [
           `/__sandbox${route.path === '/' ? '' : route.path}`,
           { servers: [{ url: origin || '/' }], ...pathItem(route, true) },
         ]),
@@ -97,7 +92,7 @@ export function openApiDocument(options: OpenApiOptions = {}): JsonSchema {
       headers: responseHeaders,
     },
   }
-  cache.set(baseUrl, document)
+  documents.set(baseUrl, document)
   return document
 }
 
@@ -124,10 +119,7 @@ function pathItem(route: Route<{ docs: Docs }>, control: boolean) {
 
 function operationObject(docs: Docs, pathParameters: object[], control: boolean, auth: boolean) {
   const parameters = [...pathParameters]
-  if (docs.query === 'list' && docs.listSpec) parameters.push(...listParameters(docs.listSpec))
-  if (docs.query === 'fields' && docs.listSpec) parameters.push(fieldsParameter(docs.listSpec))
-  if (docs.query === 'paging') parameters.push(...pagingParameters)
-  if (docs.query === 'journal') parameters.push(...pagingParameters, ...journalFilterParameters)
+  if (docs.query) parameters.push(...queryParameters(docs.query))
   if (!control) parameters.push(...headerRefs)
   return {
     operationId: docs.operationId,
@@ -180,24 +172,24 @@ function successResponses(docs: Docs) {
 }
 
 function errorResponses(docs: Docs, hasIds: boolean, auth: boolean, control: boolean) {
-  const names = new Set<CodeName>(['invalidParameter', ...(docs.errors ?? [])])
-  if (auth) names.add('authenticationRequired').add('invalidToken').add('permissionDenied')
+  const specs: CodeSpec[] = ['invalidParameter', ...(docs.errors ?? [])]
+  if (auth) specs.push('authenticationRequired', 'invalidToken', 'permissionDenied')
   if (docs.body)
-    names
-      .add('malformedJson')
-      .add('payloadTooLarge')
-      .add('unsupportedMediaType')
-      .add('validationFailed')
-  if (hasIds) names.add('notFound')
-  if (!control) names.add('rateLimited').add('internalError').add('serviceUnavailable')
-  const byStatus = new Map<number, CodeName[]>()
-  for (const name of names)
-    byStatus.set(codes[name].status, [...(byStatus.get(codes[name].status) ?? []), name])
+    specs.push('malformedJson', 'payloadTooLarge', 'unsupportedMediaType', 'validationFailed')
+  if (hasIds) specs.push('notFound')
+  if (!control) specs.push('rateLimited', 'internalError', 'serviceUnavailable')
+  const byStatus = new Map<number, Map<string, CodeSpec>>()
+  for (const spec of specs) {
+    const { key, status } = codeEntry(spec)
+    const group = byStatus.get(status) ?? new Map<string, CodeSpec>()
+    if (!group.has(key)) group.set(key, spec)
+    byStatus.set(status, group)
+  }
   return {
     ...Object.fromEntries(
       [...byStatus]
         .sort(([a], [b]) => a - b)
-        .map(([status, group]) => [status, errorResponse(group)]),
+        .map(([status, group]) => [status, errorResponse([...group.values()])]),
     ),
     default: {
       description: 'Any other error, e.g. one forced with Prefer: code=<status>.',

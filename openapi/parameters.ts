@@ -1,11 +1,9 @@
 import { MAX_DELAY_MS } from '../state/runtime-config.js'
-import type { CodeName } from '../contract/codes.js'
-import { codes } from '../contract/codes.js'
-import { KEYWORD_MAX_LENGTH, PAGE_SIZE_DEFAULT, PAGE_SIZE_MAX } from '../resources/list.js'
-import type { OperationDocs } from '../http/operation.js'
+import type { CodeSpec } from '../contract/codes.js'
+import { codeEntry } from '../contract/codes.js'
+import * as z from 'zod'
+import type { QuerySchema } from '../resources/query.js'
 import { schemaRef } from './components.js'
-
-type ListSpec = NonNullable<OperationDocs['listSpec']>
 
 /** Headers every API operation accepts (sandbox features included). */
 export const headerParameters = {
@@ -43,97 +41,44 @@ export const responseHeaders = {
   RetryAfter: { description: 'Seconds to wait.', schema: { type: 'integer' } },
 }
 
-const fieldsDescription = (fields: readonly string[]) =>
-  `Comma-separated fields to return (${fields.join(', ')}); the records then carry exactly these fields.`
-
-/** `fields`, for list and single-record reads. */
-export function fieldsParameter(spec: ListSpec) {
-  return {
-    name: 'fields',
-    in: 'query',
-    description: fieldsDescription(spec.fields),
-    style: 'form',
-    explode: false,
-    schema: { type: 'array', items: { type: 'string', enum: [...spec.fields] }, minItems: 1 },
-  }
-}
-
-/** `page` and `pageSize` (CONTRACT B3), also taken by the request journal. */
-export const pagingParameters = [
-  { name: 'page', in: 'query', schema: { type: 'integer', minimum: 1, default: 1 } },
-  {
-    name: 'pageSize',
-    in: 'query',
-    schema: { type: 'integer', minimum: 1, maximum: PAGE_SIZE_MAX, default: PAGE_SIZE_DEFAULT },
-  },
-]
-
-/** The filters of the request journal (CONTRACT C2). */
-export const journalFilterParameters = [
-  { name: 'method', in: 'query', schema: { type: 'string' }, description: 'e.g. POST' },
-  {
-    name: 'path',
-    in: 'query',
-    schema: { type: 'string' },
-    description:
-      'A concrete path (`/users/5`) or a route template (`/users/{user_id}`), relative to the base path.',
-  },
-  { name: 'status', in: 'query', schema: { type: 'integer', minimum: 0, maximum: 599 } },
-]
-
-/** The collection query parameters of CONTRACT B3 for one resource. */
-export function listParameters(spec: ListSpec) {
-  return [
-    ...pagingParameters,
-    { name: 'status', in: 'query', schema: { type: 'string', enum: [...spec.statuses] } },
-    {
-      name: 'sort',
-      in: 'query',
-      description: 'Stable; ties are broken by id ascending; text sorts case-insensitively.',
-      schema: { type: 'string', enum: [...spec.sortable], default: 'id' },
-    },
-    {
-      name: 'order',
-      in: 'query',
-      schema: { type: 'string', enum: ['asc', 'desc'], default: 'asc' },
-    },
-    fieldsParameter(spec),
-    {
-      name: 'keyword',
-      in: 'query',
-      description: 'Case-insensitive substring search.',
-      schema: { type: 'string', minLength: 1, maxLength: KEYWORD_MAX_LENGTH },
-    },
-    ...Object.keys(spec.idFilters ?? {}).map((name) => ({
+/** The OpenAPI parameters of a query, from the very schema that validates it. */
+export function queryParameters(schema: QuerySchema) {
+  return Object.entries(schema).map(([name, parameter]) => {
+    const { $schema: _, ...json } = z.toJSONSchema(parameter.schema, {
+      target: 'draft-2020-12',
+      io: 'input',
+    }) as Record<string, unknown>
+    // z.int() states the safe-integer range; only a bound someone chose is worth documenting.
+    if (json.maximum === Number.MAX_SAFE_INTEGER) delete json.maximum
+    return {
       name,
       in: 'query',
-      description: 'Only records of this owner.',
-      schema: { type: 'integer', minimum: 1 },
-    })),
-  ]
+      ...(parameter.description ? { description: parameter.description } : {}),
+      ...(parameter.list ? { style: 'form', explode: false } : {}),
+      schema: json,
+    }
+  })
 }
 
-/** An error response with one example per business code it can carry. */
-export function errorResponse(names: readonly CodeName[]) {
-  const status = codes[names[0]!].status
+/** An error response with one example per business code it can carry (all of one status). */
+export function errorResponse(specs: readonly CodeSpec[]) {
+  const entries = specs.map(codeEntry)
+  const status = entries[0]!.status
   const extra: Record<string, unknown> = {
     'X-Request-Id': { $ref: '#/components/headers/RequestId' },
   }
   if (status === 401) extra['WWW-Authenticate'] = { $ref: '#/components/headers/WWWAuthenticate' }
   if (status === 429) extra['Retry-After'] = { $ref: '#/components/headers/RetryAfter' }
   return {
-    description: [...new Set(names.map((name) => codes[name].message))].join('; '),
+    description: [...new Set(entries.map((entry) => entry.message))].join('; '),
     headers: extra,
     content: {
       'application/json': {
         schema: { $ref: schemaRef('ErrorEnvelope') },
         examples: Object.fromEntries(
-          names.map((name) => [
-            name,
-            {
-              summary: `${codes[name].code}: ${codes[name].message}`,
-              value: { code: codes[name].code, message: codes[name].message, data: null },
-            },
+          entries.map(({ key, code, message }) => [
+            key,
+            { summary: `${code}: ${message}`, value: { code, message, data: null } },
           ]),
         ),
       },

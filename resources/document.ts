@@ -1,77 +1,82 @@
 import * as z from 'zod'
 import { MAX_ID } from '../contract/fields.js'
 import { describeIssue } from '../contract/issues.js'
-import { orderTotal } from '../contract/money.js'
-import { orderSchema } from '../shop/order-schema.js'
-import { productSchema } from '../shop/product-schema.js'
+import { documented } from '../contract/registry.js'
 import type { ProgressReporter } from '../db/progress.js'
 import { PROGRESS_STEP } from '../db/progress.js'
-import { documented } from '../contract/registry.js'
-import type { DbDocument, DbSnapshot } from '../db/store.js'
-import { uniqueKeys } from '../db/store.js'
-import { userSchema } from '../shop/user-schema.js'
+import type { Document, Snapshot } from '../db/store.js'
+import type { Catalog } from './catalog.js'
+import type { Row } from './define.js'
 
-/** The whole data set as one JSON document (`GET/PUT /__sandbox/db`, the `--data` file). */
-export const dbDocumentSchema = documented(
-  z.object({
-    users: z.array(userSchema),
-    products: z.array(productSchema),
-    orders: z.array(orderSchema),
-  }),
-  { id: 'DbDocument' },
-)
+export type DocumentCheck = { ok: true; document: Document } | { ok: false; problem: string }
 
-export type DocumentCheck = { ok: true; document: DbDocument } | { ok: false; problem: string }
+const schemas = new WeakMap<Catalog, { document: z.ZodObject; nextIds: z.ZodObject }>()
 
-/** The id sequences of a snapshot: the next id of each collection. */
-const nextIdSchema = z
-  .int()
-  .min(1)
-  .max(MAX_ID + 1)
-const nextIdsSchema = z.object({
-  users: nextIdSchema,
-  products: nextIdSchema,
-  orders: nextIdSchema,
-})
+/** The data document's schema (`GET/PUT /__sandbox/db`, the `--data` file) and the snapshot's id sequences. */
+export function documentSchemas(catalog: Catalog) {
+  let known = schemas.get(catalog)
+  if (!known) {
+    const nextId = z
+      .int()
+      .min(1)
+      .max(MAX_ID + 1)
+    known = {
+      document: documented(
+        z.object(
+          Object.fromEntries(
+            catalog.resources.map(({ name, definition }) => [name, z.array(definition.schema)]),
+          ),
+        ),
+        { id: 'DbDocument' },
+      ),
+      nextIds: z.object(Object.fromEntries(catalog.names.map((name) => [name, nextId]))),
+    }
+    schemas.set(catalog, known)
+  }
+  return known
+}
 
 /**
  * {@link checkDocument}, plus the snapshot's id sequences when it has them (`nextIds`, as
  * `snapshot()` gives), so a restore never continues from a sequence that is not a valid id.
  */
 export function checkSnapshot(
+  catalog: Catalog,
   input: unknown,
-): { ok: true; document: DbDocument | DbSnapshot } | { ok: false; problem: string } {
-  const check = checkDocument(input)
+): { ok: true; document: Document | Snapshot } | { ok: false; problem: string } {
+  const check = checkDocument(catalog, input)
   if (!check.ok || typeof input !== 'object' || input === null || !('nextIds' in input))
     return check
-  const nextIds = nextIdsSchema.safeParse(input.nextIds, { reportInput: true })
+  const nextIds = documentSchemas(catalog).nextIds.safeParse(input.nextIds, { reportInput: true })
   if (!nextIds.success) {
     const issue = nextIds.error.issues[0]!
     return { ok: false, problem: describeIssue({ ...issue, path: ['nextIds', ...issue.path] }) }
   }
-  return { ok: true, document: { ...check.document, nextIds: nextIds.data } }
+  return { ok: true, document: { ...check.document, nextIds: nextIds.data } as Snapshot }
 }
 
 /**
- * Validates a data document: every record against its schema, then what no single record
- * can show (unique ids, names, e-mails and SKUs; orders pointing at existing users and
- * products; exact totals). Reports the first problem, naming the record.
+ * Validates a data document: every record against its resource's schema, then what no single
+ * record can show (unique ids and unique keys, links leading to existing records, each
+ * resource's own check). Reports the first problem, naming the record.
  *
  * @example
- * const check = checkDocument(JSON.parse(text))
+ * const check = checkDocument(catalog, JSON.parse(text))
  * if (!check.ok) console.error(check.problem) // "users[3].email: must be a valid e-mail address"
  */
-export function checkDocument(input: unknown, onProgress?: ProgressReporter): DocumentCheck {
+export function checkDocument(
+  catalog: Catalog,
+  input: unknown,
+  onProgress?: ProgressReporter,
+): DocumentCheck {
   if (typeof input !== 'object' || input === null || Array.isArray(input)) {
-    return { ok: false, problem: 'document: must be an object with users, products and orders' }
+    return {
+      ok: false,
+      problem: `document: must be an object with ${listed(catalog.names)}`,
+    }
   }
   const source = input as Record<string, unknown>
-  const collections = [
-    ['users', userSchema],
-    ['products', productSchema],
-    ['orders', orderSchema],
-  ] as const
-  for (const [name] of collections) {
+  for (const name of catalog.names) {
     if (!Array.isArray(source[name])) {
       return {
         ok: false,
@@ -79,15 +84,15 @@ export function checkDocument(input: unknown, onProgress?: ProgressReporter): Do
       }
     }
   }
-  const total = collections.reduce((sum, [name]) => sum + (source[name] as unknown[]).length, 0)
+  const total = catalog.names.reduce((sum, name) => sum + (source[name] as unknown[]).length, 0)
   let done = 0
-  const parsed: Record<string, unknown[]> = {}
+  const document: Record<string, Row[]> = {}
   // Record by record rather than one parse of the whole document: the first bad record is
   // named, progress can be reported, and a big file never needs a second full copy at once.
-  for (const [name, schema] of collections) {
-    const records: unknown[] = []
+  for (const { name, definition } of catalog.resources) {
+    const records: Row[] = []
     for (const [index, record] of (source[name] as unknown[]).entries()) {
-      const result = schema.safeParse(record, { reportInput: true })
+      const result = definition.schema.safeParse(record, { reportInput: true })
       if (!result.success) {
         const issue = result.error.issues[0]!
         return {
@@ -95,30 +100,31 @@ export function checkDocument(input: unknown, onProgress?: ProgressReporter): Do
           problem: describeIssue({ ...issue, path: [name, index, ...issue.path] }),
         }
       }
-      records.push(result.data)
+      records.push(result.data as Row)
       if (++done % PROGRESS_STEP === 0) onProgress?.('validating', done, total)
     }
-    parsed[name] = records
+    document[name] = records
   }
-  const document = parsed as unknown as DbDocument
-  const problem =
-    uniqueness('users', document.users, {
-      id: (user) => String(user.id),
-      ...uniqueKeys.users,
-    }) ??
-    uniqueness('products', document.products, {
-      id: (product) => String(product.id),
-      ...uniqueKeys.products,
-    }) ??
-    uniqueness('orders', document.orders, { id: (order) => String(order.id) }) ??
-    references(document)
+  for (const { name, table } of catalog.resources) {
+    const problem = uniqueness(name, document[name]!, {
+      id: (record) => String(record.id),
+      ...table.unique,
+    })
+    if (problem) return { ok: false, problem }
+  }
+  const problem = links(catalog, document)
   return problem ? { ok: false, problem } : { ok: true, document }
 }
 
-function uniqueness<T>(
+/** `a, b and c`. */
+function listed(names: readonly string[]): string {
+  return names.length < 2 ? names.join('') : `${names.slice(0, -1).join(', ')} and ${names.at(-1)}`
+}
+
+function uniqueness(
   collection: string,
-  records: readonly T[],
-  keys: Readonly<Record<string, (record: T) => string>>,
+  records: readonly Row[],
+  keys: Readonly<Record<string, (record: Row) => string>>,
 ): string | undefined {
   for (const [field, key] of Object.entries(keys)) {
     const seen = new Map<string, number>()
@@ -134,20 +140,31 @@ function uniqueness<T>(
   return undefined
 }
 
-function references(document: DbDocument): string | undefined {
-  const userIds = new Set(document.users.map((user) => user.id))
-  const productIds = new Set(document.products.map((product) => product.id))
-  for (const [index, order] of document.orders.entries()) {
-    if (!userIds.has(order.userId))
-      return `orders[${index}].userId: user ${order.userId} does not exist`
-    for (const [line, item] of order.items.entries()) {
-      if (!productIds.has(item.productId)) {
-        return `orders[${index}].items[${line}].productId: product ${item.productId} does not exist`
+/** The first link leading nowhere, or a record failing its resource's own check. */
+function links(catalog: Catalog, document: Readonly<Record<string, Row[]>>): string | undefined {
+  const ids = new Map<string, Set<number>>()
+  const idsOf = (name: string) => {
+    let set = ids.get(name)
+    if (!set) ids.set(name, (set = new Set(document[name]!.map((record) => record.id))))
+    return set
+  }
+  for (const { name, definition } of catalog.resources) {
+    const { links = [], rules } = definition
+    if (links.length === 0 && !rules?.check) continue
+    for (const [index, record] of document[name]!.entries()) {
+      for (const link of links) {
+        const target = catalog.get(link.resource)
+        const pointers: Iterable<[string, number]> = link.field
+          ? [[link.field, record[link.field] as number]]
+          : link.ids!(record)
+        for (const [path, id] of pointers) {
+          if (!idsOf(link.resource).has(id))
+            return `${name}[${index}].${path}: ${target.singular} ${id} does not exist`
+        }
       }
+      const problem = rules?.check?.(record)
+      if (problem) return `${name}[${index}].${problem}`
     }
-    const total = orderTotal(order.items)
-    if (order.total !== total)
-      return `orders[${index}].total: must be ${total} (the sum of its items), got ${order.total}`
   }
   return undefined
 }

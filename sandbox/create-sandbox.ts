@@ -1,8 +1,10 @@
 import type { HttpHandler } from 'msw'
-import { checkSnapshot } from '../resources/document.js'
 import { describeIssue } from '../contract/issues.js'
-import { seedData } from '../resources/seed.js'
-import type { DbDocument, DbSnapshot, Store } from '../db/store.js'
+import type { Snapshot } from '../db/store.js'
+import { checkSnapshot } from '../resources/document.js'
+import { seedCatalog } from '../resources/seed.js'
+import type { DbDocument, DbSnapshot, ShopStore } from '../shop/index.js'
+import { apiRoutes } from '../http/routes.js'
 import { handleControl } from '../http/control.js'
 import type { ApiRequest, ApiResponse } from '../contract/exchange.js'
 import { fromFetchRequest } from '../contract/exchange.js'
@@ -26,8 +28,8 @@ export interface Sandbox {
   readonly options: ResolvedOptions
   /** MSW request handlers: `setupServer(...sandbox.handlers)` or `setupWorker(...)`. */
   readonly handlers: HttpHandler[]
-  /** The default sandbox's data: indexed tables of users, products and orders. */
-  readonly db: Store
+  /** The default sandbox's data: an indexed table per resource (`db.users`, `db.table(name)`). */
+  readonly db: ShopStore
   /** Answers a Fetch API request without any network, as the handlers would. */
   fetch(input: string | URL | Request, init?: RequestInit): Promise<Response>
   /** Answers a transport-neutral request (what the Node server uses). */
@@ -79,11 +81,14 @@ export interface Sandbox {
  */
 export function createSandbox(options: SandboxOptions = {}): Sandbox {
   const resolved = resolveOptions(options)
-  const seed = seedData(resolved, options.onProgress)
-  const issued = new WeakSet<DbSnapshot>()
+  const { catalog } = resolved
+  const seed = seedCatalog(catalog, { ...resolved.counts, seed: resolved.seed }, options.onProgress)
+  const issued = new WeakSet<object>()
+  const tables = catalog.resources.map((resource) => resource.table)
   const makeInstance = (name: string | null) =>
     new SandboxInstance({
       name,
+      tables,
       seed,
       seedNumber: resolved.seed,
       config: resolved.config,
@@ -98,26 +103,32 @@ export function createSandbox(options: SandboxOptions = {}): Sandbox {
     makeInstance,
     resolved.limits.sandboxesMemory,
   )
+  const routes = apiRoutes(catalog)
   const host: PipelineHost = {
     basePath: resolved.basePath,
+    catalog,
+    routes,
     instanceFor: (name) => registry.get(name),
     settle: (instance) => registry.settle(instance),
     now: resolved.now,
     control: (request, path, instance) =>
-      resolved.control ? handleControl(request, path, instance, () => registry.all()) : null,
+      resolved.control
+        ? handleControl(request, path, instance, () => registry.all(), catalog)
+        : null,
     documents: (request, path) =>
       path === resolved.openApiPath ? openApiResponse(request, resolved) : null,
     onUnexpectedError: resolved.onUnexpectedError,
   }
   const handleRequest = (request: ApiRequest) => handle(host, request)
+  const claim = (url: URL) => claims({ ...resolved, roots: routes.roots }, url)
   const main = registry.defaultInstance
 
   const sandbox: Sandbox = {
     options: resolved,
-    handlers: createHandlers(resolved, handleRequest),
-    db: main.store,
+    handlers: createHandlers(claim, handleRequest),
+    db: main.store as ShopStore,
     handle: handleRequest,
-    claims: (url) => claims(resolved, url),
+    claims: claim,
     async fetch(input, init) {
       const request = new Request(
         typeof input === 'string' ? new URL(input, 'http://localhost') : input,
@@ -132,14 +143,13 @@ export function createSandbox(options: SandboxOptions = {}): Sandbox {
     snapshot() {
       // Frozen, so what restore() trusts without validation is exactly what it handed out.
       const snapshot = main.store.snapshot()
-      for (const list of [snapshot.users, snapshot.products, snapshot.orders]) Object.freeze(list)
-      Object.freeze(snapshot.nextIds)
+      for (const list of Object.values(snapshot)) Object.freeze(list)
       issued.add(Object.freeze(snapshot))
-      return snapshot
+      return snapshot as unknown as DbSnapshot
     },
     restore(snapshot) {
-      if (issued.has(snapshot as DbSnapshot)) return main.store.restore(snapshot)
-      const check = checkSnapshot(snapshot)
+      if (issued.has(snapshot)) return main.store.restore(snapshot as unknown as Snapshot)
+      const check = checkSnapshot(catalog, snapshot)
       if (!check.ok) throw new TypeError(`Cannot restore: ${check.problem}`)
       main.store.restore(check.document)
     },

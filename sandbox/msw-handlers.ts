@@ -3,12 +3,13 @@ import { HttpResponse, http } from 'msw'
 import type { ApiResponse } from '../contract/exchange.js'
 import { openCorsHeaders } from '../http/cors-headers.js'
 import { fromFetchRequest } from '../contract/exchange.js'
-import { apiRoots } from '../http/routes.js'
 
 export interface Claim {
   origin: string | null
   basePath: string
   openApiPath: string | null
+  /** The API's first path segments (`users`, `sessions`, …). */
+  roots: readonly string[]
 }
 
 /**
@@ -16,14 +17,14 @@ export interface Claim {
  * the OpenAPI document on the same origin. With a relative root base, only the API's own first
  * segments (`/users`, `/products`, …) are claimed, so an app's pages and assets pass through.
  */
-export function claims({ origin, basePath, openApiPath }: Claim, url: URL): boolean {
+export function claims({ origin, basePath, openApiPath, roots }: Claim, url: URL): boolean {
   const expected = origin ?? (typeof location === 'undefined' ? null : location.origin)
   if (expected !== null && url.origin !== expected) return false
   const path = url.pathname
   if (path === '/__sandbox' || path.startsWith('/__sandbox/') || path === openApiPath) return true
   if (basePath !== '') return path === basePath || path.startsWith(`${basePath}/`)
   if (origin !== null) return true
-  return apiRoots.includes(path.split('/')[1] ?? '')
+  return roots.includes(path.split('/')[1] ?? '')
 }
 
 /** A Fetch API `Response` from the pipeline's answer (a network error when it dropped). */
@@ -38,12 +39,12 @@ export function toFetchResponse(response: ApiResponse): Response {
  * the rest (404, 405, ids) exactly as CONTRACT B2 says.
  */
 export function createHandlers(
-  claim: Claim,
+  claim: (url: URL) => boolean,
   handle: (request: ReturnType<typeof fromFetchRequest>) => Promise<ApiResponse>,
 ): HttpHandler[] {
   return [
     http.all(
-      ({ request }) => claims(claim, new URL(request.url)),
+      ({ request }) => claim(new URL(request.url)),
       async ({ request }) => {
         // happy-dom's fetch checks CORS but sends its preflight without Origin or
         // Access-Control-Request-Method: every OPTIONS answer carries the preflight headers.

@@ -7,7 +7,7 @@ import type { ResolvedOptions } from './options.js'
 /** `GET /openapi.json`: the OpenAPI document itself (not an envelope), for any tool to read. */
 export function openApiResponse(
   request: ApiRequest,
-  options: Pick<ResolvedOptions, 'origin' | 'basePath'>,
+  options: Pick<ResolvedOptions, 'origin' | 'basePath' | 'catalog'>,
 ): ApiResponse {
   if (request.method !== 'GET' && request.method !== 'HEAD') {
     throw ApiError.of(
@@ -16,7 +16,10 @@ export function openApiResponse(
       { allow: 'GET' },
     )
   }
-  const document = openApiDocument({ baseUrl: `${options.origin ?? ''}${options.basePath}` })
+  const document = openApiDocument({
+    baseUrl: `${options.origin ?? ''}${options.basePath}`,
+    catalog: options.catalog,
+  })
   return {
     status: 200,
     code: 0,

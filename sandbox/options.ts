@@ -1,16 +1,32 @@
 import * as z from 'zod'
 import { describeIssue } from '../contract/issues.js'
 import type { ProgressReporter } from '../db/progress.js'
-import type { SeedOptions } from '../resources/seed.js'
+import { Catalog } from '../resources/catalog.js'
+import type { AnyResourceDefinition } from '../resources/define.js'
 import { resolveSeedOptions } from '../resources/seed.js'
+import type { ShopCounts } from '../shop/index.js'
+import { shopCatalog, shopResources } from '../shop/index.js'
 import type { Delay, RuntimeConfig } from '../state/runtime-config.js'
 import type { SandboxLimits } from '../state/limits.js'
 import type { OverrideInput } from '../state/overrides.js'
 import { defaultLimits, limitBounds } from '../state/limits.js'
-import { defaultRuntimeConfig, runtimeConfigPatchSchema, withSettings } from '../state/runtime-config.js'
+import {
+  defaultRuntimeConfig,
+  runtimeConfigPatchSchema,
+  withSettings,
+} from '../state/runtime-config.js'
 
 /** Options of {@link createSandbox}; every one is also a CLI flag of `shop-sandbox serve`. */
-export interface SandboxOptions extends SeedOptions {
+export interface SandboxOptions extends Partial<ShopCounts> {
+  /** Seed of the generator: the same seed and counts give byte-identical data. Default 1. */
+  seed?: number
+  /**
+   * Resources of your real API beyond the shop's (see `defineResource`): each gets CRUD, list
+   * queries, auth, the contract's errors, the control API, persistence and OpenAPI.
+   */
+  resources?: readonly AnyResourceDefinition[]
+  /** Records to seed per resource by name (the shop's counts may also be given as options). */
+  counts?: Readonly<Record<string, number>>
   /**
    * Where the API lives: relative like `''` (the root, default) or `/api`, or absolute like
    * `https://api.example.com` or `https://api.example.com/v1`. Requests elsewhere are not touched.
@@ -59,7 +75,12 @@ export interface SandboxOptions extends SeedOptions {
   overrides?: readonly OverrideInput[]
 }
 
-export interface ResolvedOptions extends Required<SeedOptions> {
+export interface ResolvedOptions {
+  seed: number
+  /** Records seeded per resource. */
+  counts: Record<string, number>
+  /** The resources served: the shop's, then the sandbox's own. */
+  catalog: Catalog
   origin: string | null
   basePath: string
   tokenTtl: number
@@ -123,8 +144,12 @@ export function resolveOptions(options: SandboxOptions = {}): ResolvedOptions {
     ...settings
   } = parsed.data as typeof parsed.data & Partial<Record<keyof typeof limitBounds, number>>
   const { clock } = options
+  const catalog = options.resources?.length
+    ? new Catalog([...shopResources, ...options.resources])
+    : shopCatalog
   return {
-    ...resolveSeedOptions(options),
+    ...seedOptions(catalog, options),
+    catalog,
     ...parseBaseUrl(baseUrl ?? ''),
     tokenTtl,
     control,
@@ -146,6 +171,15 @@ export function resolveOptions(options: SandboxOptions = {}): ResolvedOptions {
       options.onUnexpectedError ??
       ((error) => console.error('[shop-sandbox] unexpected error:', error)),
   }
+}
+
+/** The seed and every resource's count, from `counts` and the shop's count options. */
+function seedOptions(catalog: Catalog, options: SandboxOptions) {
+  const given: Record<string, unknown> = { ...options.counts, seed: options.seed }
+  for (const { name } of shopCatalog.resources)
+    given[name] ??= (options as Record<string, unknown>)[name]
+  const { seed, ...counts } = resolveSeedOptions(catalog, given)
+  return { seed, counts }
 }
 
 /** Splits a base URL into an origin (null when relative) and a path without trailing slash. */

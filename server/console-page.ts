@@ -50,7 +50,7 @@ pre { margin: .25rem 0; padding: .4rem; background: var(--panel); border-radius:
       <h2 id="data-title">Data</h2>
       <div class="counts" id="counts"></div>
       <div class="row">
-        <select id="collection" aria-label="Collection"><option>users</option><option>products</option><option>orders</option></select>
+        <select id="collection" aria-label="Collection"></select>
         <input id="search" type="search" placeholder="Search" aria-label="Search the collection">
         <button id="prev" aria-label="Previous page">‹</button><span id="pageinfo" class="muted"></span><button id="next" aria-label="Next page">›</button>
         <button id="refresh">Refresh</button>
@@ -131,8 +131,16 @@ async function loadSandboxes() {
 }
 async function loadData() {
   state.data = await api('GET', '/db')
+  // The collections are the data document's keys: every resource of this sandbox.
+  const names = Object.keys(state.data)
+  const select = $('collection')
+  if ([...select.options].map((option) => option.value).join() !== names.join()) {
+    const chosen = select.value
+    select.replaceChildren(...names.map((name) => new Option(name, name)))
+    if (names.includes(chosen)) select.value = chosen
+  }
   const counts = $('counts')
-  counts.replaceChildren(...['users', 'products', 'orders'].map((name) => {
+  counts.replaceChildren(...names.map((name) => {
     const box = document.createElement('div')
     box.className = 'count'
     box.dataset.collection = name
@@ -257,7 +265,7 @@ loadSandboxes().then(refreshAll).then(
 setInterval(() => { loadJournal().catch(() => {}); loadOverrides().catch(() => {}) }, 1000)
 setInterval(() => { loadSandboxes().catch(() => {}); api('GET', '').then((info) => {
   const shown = [...document.querySelectorAll('#counts .count b')].map((el) => Number(el.textContent))
-  const now = [info.counts.users, info.counts.products, info.counts.orders]
+  const now = Object.values(info.counts)
   if (shown.join() !== now.join()) loadData()
 }).catch(() => {}) }, 2000)
 `

@@ -15,6 +15,7 @@ import { basename, dirname, join, resolve } from 'node:path'
 import { checkSnapshot } from '../resources/document.js'
 import type { ProgressReporter } from '../db/progress.js'
 import type { Store } from '../db/store.js'
+import type { Catalog } from '../resources/catalog.js'
 import type { Persistence, PersistenceStatus } from '../state/instance.js'
 
 /**
@@ -76,6 +77,7 @@ export class DataFile implements Persistence {
   constructor(
     readonly path: string,
     private readonly store: Store,
+    private readonly catalog: Catalog,
     private readonly log: (line: string) => void = (line) => console.error(line),
   ) {
     this.#target = resolve(path)
@@ -270,7 +272,7 @@ export class DataFile implements Persistence {
     } catch (error) {
       return `is not valid JSON: ${(error as Error).message}`
     }
-    const check = checkSnapshot(parsed)
+    const check = checkSnapshot(this.catalog, parsed)
     if (!check.ok) return `is invalid: ${check.problem}`
     this.#loading = true
     try {

@@ -139,7 +139,7 @@ export async function createSandboxServer(
     ...sandboxOptions,
     ...(basePath === undefined ? {} : { baseUrl: basePath }),
   })
-  const dataFile = data ? new DataFile(data, sandbox.db) : null
+  const dataFile = data ? new DataFile(data, sandbox.db, sandbox.options.catalog) : null
   const outcome = dataFile ? await dataFile.open(sandboxOptions.onProgress) : null
   if (dataFile) sandbox.instance().persistence = dataFile
   const listener = requestListener(sandbox, {

@@ -1,5 +1,5 @@
 import type { ProgressReporter } from '../db/progress.js'
-import type { DbSnapshot } from '../db/store.js'
+import type { Snapshot, TableSpec } from '../db/store.js'
 import { Store } from '../db/store.js'
 import { Journal } from './journal.js'
 import { Overrides } from './overrides.js'
@@ -18,8 +18,10 @@ const WRITE_OVERHEAD = 512
 export interface InstanceOptions {
   /** The `X-Sandbox-Id` it serves; null for the default sandbox. */
   name: string | null
+  /** How its collections are stored. */
+  tables: readonly TableSpec[]
   /** The seeded data it starts from and resets to (shared, frozen records). */
-  seed: DbSnapshot
+  seed: Snapshot
   seedNumber: number
   config: RuntimeConfig
   tokenTtl: number
@@ -75,7 +77,7 @@ export class SandboxInstance {
     this.#options = options
     this.name = options.name
     this.limits = options.limits
-    this.store = new Store(options.seed, options.onProgress)
+    this.store = new Store(options.tables, options.seed, options.onProgress)
     this.sessions = new Sessions(options.tokenTtl, options.clock, options.limits.maxSessions)
     this.journal = new Journal(options.limits.journal)
     this.config = { ...options.config }

@@ -10,11 +10,11 @@ describe("the seeder's slice of faker's en locale", () => {
 
   it('seeds byte-identical data to the full en + base locales', async () => {
     const sizes = [{}, { seed: 7, users: 400, products: 120, orders: 900 }]
-    const { seedData } = await import('../../resources/seed.js')
+    const { seedData } = await import('../../shop/index.js')
     const sliced = sizes.map((size) => JSON.stringify(seedData(size)))
     vi.resetModules()
     vi.doMock('../../resources/faker-locale.js', () => ({ seedLocale: { ...base, ...en } }))
-    const full = await import('../../resources/seed.js')
+    const full = await import('../../shop/index.js')
     expect(full.seedData).not.toBe(seedData)
     sizes.forEach((size, i) => expect(JSON.stringify(full.seedData(size))).toBe(sliced[i]))
     vi.doUnmock('../../resources/faker-locale.js')

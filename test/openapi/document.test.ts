@@ -1,6 +1,9 @@
 import SwaggerParser from '@apidevtools/swagger-parser'
 import { describe, expect, it } from 'vitest'
-import { apiRouter } from '../../http/routes.js'
+import { apiRoutes } from '../../http/routes.js'
+import { shopCatalog } from '../../shop/index.js'
+
+const apiRouter = apiRoutes(shopCatalog).router
 import { openApiDocument } from '../../index.js'
 import { assertConforms } from '../support/conformance.js'
 import { useInProcessSandbox } from '../support/in-process.js'

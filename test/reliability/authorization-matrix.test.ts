@@ -1,5 +1,8 @@
 import { describe, expect, it } from 'vitest'
-import { apiRouter } from '../../http/routes.js'
+import { apiRoutes } from '../../http/routes.js'
+import { shopCatalog } from '../../shop/index.js'
+
+const apiRouter = apiRoutes(shopCatalog).router
 import { createSandbox } from '../../index.js'
 
 /**

@@ -1,6 +1,6 @@
 import fc from 'fast-check'
 import { describe, expect, it } from 'vitest'
-import type { ApiRequest, ApiResponse, Sandbox } from '../../index.js'
+import type { ApiRequest, ApiResponse, DbDocument, Sandbox } from '../../index.js'
 import { checkDocument, codes, createSandbox } from '../../index.js'
 import { request } from './arbitraries.js'
 
@@ -59,7 +59,7 @@ function assertWellFormed(generated: Generated, response: ApiResponse, where: st
 /** The invariants of the data after any sequence of requests. */
 function assertDataValid(sandbox: Sandbox): void {
   for (const name of [null, 'worker-1', 'worker-2']) {
-    const document = sandbox.instance(name).store.toJSON()
+    const document = sandbox.instance(name).store.toJSON() as DbDocument
     const check = checkDocument(document)
     expect(check, JSON.stringify(check)).toMatchObject({ ok: true })
     for (const product of document.products) expect(product.stock).toBeGreaterThanOrEqual(0)

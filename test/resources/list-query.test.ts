@@ -1,7 +1,8 @@
 import { describe, expect, it } from 'vitest'
 import { Table } from '../../db/table.js'
 import type { ListSpec } from '../../resources/list.js'
-import { parseListQuery, runListQuery } from '../../resources/list.js'
+import { runListQuery } from '../../resources/list.js'
+import { parseListQuery } from '../../resources/query.js'
 
 interface Item {
   id: number

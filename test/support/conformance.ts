@@ -6,12 +6,15 @@ import { openApiDocument } from '../../index.js'
 // eslint-disable-next-line @typescript-eslint/no-explicit-any -- walking a JSON document
 type Json = Record<string, any>
 
-const document = openApiDocument() as Json
-
 /** The same document with the records' `required` lists dropped: what `?fields=` answers match. */
 function relaxed(source: Json): Json {
   const copy = structuredClone(source)
-  for (const id of ['User', 'Product', 'Order']) delete copy.components.schemas[id].required
+  // A record component is what a collection read lists: `…ListResponse` → data.list.items.
+  for (const [id, schema] of Object.entries(copy.components.schemas as Json)) {
+    if (!id.endsWith('ListResponse')) continue
+    const record = schema.properties.data.properties.list.items.$ref.split('/').at(-1)
+    delete copy.components.schemas[record].required
+  }
   return copy
 }
 
@@ -30,64 +33,78 @@ function compilerFor(source: Json) {
   }
 }
 
-const strict = compilerFor(document)
-const sparse = compilerFor(relaxed(document))
-
-const templates = Object.keys(document.paths).map((template) => ({
-  template,
-  pattern: new RegExp(`^${template.replace(/\{\w+\}/g, '[^/]+')}/?$`),
-}))
-
-/**
- * Checks one response against the OpenAPI document: the status is declared for that
- * operation (or covered by `default`), and the body matches the declared schema. Throws,
- * naming the difference, so a handler and the document can never drift apart unnoticed.
- */
-export function assertConforms(
+/** The conformance check of one OpenAPI document. */
+export type Conformance = (
   method: string,
   url: URL,
   apiBasePath: string,
   status: number,
   body: unknown,
   text: string,
-): void {
-  let path = url.pathname
-  if (url.pathname === '/openapi.json' || method === 'OPTIONS' || method === 'HEAD') return
-  if (!path.startsWith('/__sandbox') && apiBasePath && path.startsWith(apiBasePath))
-    path = path.slice(apiBasePath.length) || '/'
-  const where = `${method} ${url.pathname}${url.search} → ${status}`
-  const match = templates.find(({ pattern }) => pattern.test(path))
-  const operation = match && document.paths[match.template][method.toLowerCase()]
-  if (!operation) {
-    if (status !== 404 && status !== 405 && status !== 400 && status < 500 && status !== 429) {
-      throw new Error(`conformance: ${where} has no operation in the OpenAPI document`)
-    }
-    check('#/components/schemas/ErrorEnvelope', body, where, false)
-    return
-  }
-  const response = operation.responses[String(status)] ?? operation.responses.default
-  if (!response)
-    throw new Error(`conformance: ${where}: status ${status} is not declared for this operation`)
-  const schema = response.content?.['application/json']?.schema
-  if (!schema) {
-    if (text !== '')
+) => void
+
+/** A conformance check against `document` (a sandbox with resources of its own has its own). */
+export function conformanceTo(document: Json): Conformance {
+  const strict = compilerFor(document)
+  const sparse = compilerFor(relaxed(document))
+  const templates = Object.keys(document.paths).map((template) => ({
+    template,
+    pattern: new RegExp(`^${template.replace(/\{\w+\}/g, '[^/]+')}/?$`),
+  }))
+  const check = (ref: string, body: unknown, where: string, fieldsSelected: boolean) => {
+    const validate = (fieldsSelected ? sparse : strict)(ref)
+    if (!validate(body)) {
+      const errors = validate.errors
+        ?.slice(0, 5)
+        .map((error) => `${error.instancePath} ${error.message}`)
+        .join('; ')
       throw new Error(
-        `conformance: ${where}: the document declares no body, got ${text.slice(0, 100)}`,
+        `conformance: ${where}: body does not match ${ref}: ${errors}\n${JSON.stringify(body).slice(0, 300)}`,
       )
-    return
+    }
   }
-  check(schema.$ref, body, where, url.searchParams.has('fields'))
+
+  /**
+   * Checks one response against the OpenAPI document: the status is declared for that
+   * operation (or covered by `default`), and the body matches the declared schema. Throws,
+   * naming the difference, so a handler and the document can never drift apart unnoticed.
+   */
+  return function assertConforms(
+    method: string,
+    url: URL,
+    apiBasePath: string,
+    status: number,
+    body: unknown,
+    text: string,
+  ): void {
+    let path = url.pathname
+    if (url.pathname === '/openapi.json' || method === 'OPTIONS' || method === 'HEAD') return
+    if (!path.startsWith('/__sandbox') && apiBasePath && path.startsWith(apiBasePath))
+      path = path.slice(apiBasePath.length) || '/'
+    const where = `${method} ${url.pathname}${url.search} → ${status}`
+    const match = templates.find(({ pattern }) => pattern.test(path))
+    const operation = match && document.paths[match.template][method.toLowerCase()]
+    if (!operation) {
+      if (status !== 404 && status !== 405 && status !== 400 && status < 500 && status !== 429) {
+        throw new Error(`conformance: ${where} has no operation in the OpenAPI document`)
+      }
+      check('#/components/schemas/ErrorEnvelope', body, where, false)
+      return
+    }
+    const response = operation.responses[String(status)] ?? operation.responses.default
+    if (!response)
+      throw new Error(`conformance: ${where}: status ${status} is not declared for this operation`)
+    const schema = response.content?.['application/json']?.schema
+    if (!schema) {
+      if (text !== '')
+        throw new Error(
+          `conformance: ${where}: the document declares no body, got ${text.slice(0, 100)}`,
+        )
+      return
+    }
+    check(schema.$ref, body, where, url.searchParams.has('fields'))
+  }
 }
 
-function check(ref: string, body: unknown, where: string, fieldsSelected: boolean): void {
-  const validate = (fieldsSelected ? sparse : strict)(ref)
-  if (!validate(body)) {
-    const errors = validate.errors
-      ?.slice(0, 5)
-      .map((error) => `${error.instancePath} ${error.message}`)
-      .join('; ')
-    throw new Error(
-      `conformance: ${where}: body does not match ${ref}: ${errors}\n${JSON.stringify(body).slice(0, 300)}`,
-    )
-  }
-}
+/** The check against the shop's own document. */
+export const assertConforms = conformanceTo(openApiDocument() as Json)

@@ -1,0 +1,285 @@
+import type * as z from 'zod'
+import { ApiError } from '../contract/api-error.js'
+import { noContent, success } from '../contract/envelope.js'
+import type { ApiResponse } from '../contract/exchange.js'
+import type { Resource } from '../resources/catalog.js'
+import type { Action, ConflictCode, Row } from '../resources/define.js'
+import { runListQuery, selectFields } from '../resources/list.js'
+import { parseListQuery, parseQuery } from '../resources/query.js'
+import { notFound } from '../resources/service.js'
+import { validateBody } from './body.js'
+import type { Operation, OperationContext, OperationDocs } from './operation.js'
+import type { Route } from './router.js'
+
+const capitalize = (word: string) => word.charAt(0).toUpperCase() + word.slice(1)
+const article = (word: string) => (/^[aeiou]/i.test(word) ? `an ${word}` : `a ${word}`)
+
+/** 201 with the new record and a `Location` header pointing at it. */
+function created(context: OperationContext, path: string, record: unknown): ApiResponse {
+  return success(record, 201, { location: `${context.basePath}${path}` })
+}
+
+/**
+ * The routes of one resource (CONTRACT B2): the collection, one record, and, for a resource that
+ * belongs to another, the nested routes under its owner. Each operation translates HTTP to the
+ * data service and back; the rules themselves live with the resource.
+ */
+export function resourceRoutes(resource: Resource): Route<Operation>[] {
+  const { name, singular, idParam, definition, bodies, listSpec } = resource
+  const Singular = capitalize(singular)
+  const words = definition.docs?.operations ?? {}
+  const conflicts: ConflictCode[] = Object.values(definition.unique ?? {}).map(
+    (key) => key.conflict,
+  )
+  const adminOnly = definition.adminOnly ?? []
+  const docs = (action: Action, base: Omit<OperationDocs, 'tags'>): OperationDocs => ({
+    ...base,
+    ...words[action],
+    tags: [name],
+  })
+  const rules = (context: OperationContext) => ({
+    strict: context.strict,
+    readOnly: resource.readOnly,
+  })
+  const references = (context: OperationContext, current?: Row, owner?: number) => {
+    const rule = definition.rules?.references
+    return rule && ((body: unknown) => rule(body, context.data, current, owner))
+  }
+  const find = (context: OperationContext) => context.data.find(name, context.ids[idParam]!)
+
+  /** 403 when a caller who is not an admin sets an admin-only field to something new (CONTRACT B4). */
+  const assertMayChange = (context: OperationContext, record: Row, body: unknown) => {
+    if (context.principal?.role === 'admin' || typeof body !== 'object' || body === null) return
+    const changes = body as Record<string, unknown>
+    for (const field of adminOnly) {
+      if (field in changes && changes[field] !== record[field]) {
+        throw ApiError.of(
+          'permissionDenied',
+          `permission denied: only an admin may change ${field}`,
+        )
+      }
+    }
+  }
+
+  const update =
+    (replace: boolean) =>
+    async (context: OperationContext): Promise<ApiResponse> => {
+      const body = await context.readJson()
+      const record = find(context)
+      assertMayChange(context, record, body)
+      const schema: z.ZodObject = !replace
+        ? bodies.patch
+        : context.principal?.role === 'admin' || context.principal === null
+          ? bodies.replace
+          : bodies.memberReplace
+      const changes = validateBody(schema, body, rules(context), references(context, record))
+      return success(context.data.update(name, record, changes as Record<string, unknown>))
+    }
+
+  const updateErrors: ConflictCode[] = [
+    'notFound',
+    ...(adminOnly.length ? (['permissionDenied'] as const) : []),
+    'validationFailed',
+    ...conflicts,
+    ...(definition.errors?.update ?? []),
+  ]
+
+  const routes: Route<Operation>[] = [
+    {
+      path: `/${name}`,
+      operations: {
+        GET: {
+          permission: resource.permission('list'),
+          docs: docs('list', {
+            operationId: `list${capitalize(name)}`,
+            summary: `List ${name}`,
+            success: { status: 200, data: resource.schema, list: true },
+            query: resource.listQuery,
+            errors: [],
+          }),
+          run(context) {
+            const query = parseListQuery(
+              context.query,
+              listSpec,
+              context.strict,
+              resource.listQuery,
+            )
+            return success(runListQuery(context.data.table(name), query, listSpec))
+          },
+        },
+        POST: {
+          permission: resource.permission('create'),
+          docs: docs('create', {
+            operationId: `create${Singular}`,
+            summary: `Create ${article(singular)}`,
+            success: { status: 201, data: resource.schema },
+            body: bodies.create,
+            errors: ['validationFailed', ...conflicts, ...(definition.errors?.create ?? [])],
+          }),
+          async run(context) {
+            const input = validateBody(
+              bodies.create,
+              await context.readJson(),
+              rules(context),
+              references(context),
+            )
+            const record = context.data.create(name, input as Record<string, unknown>)
+            return created(context, `/${name}/${record.id}`, record)
+          },
+        },
+      },
+    },
+    {
+      path: `/${name}/{${idParam}}`,
+      operations: {
+        GET: {
+          permission: resource.permission('read'),
+          docs: docs('read', {
+            operationId: `get${Singular}`,
+            summary: `Get ${article(singular)}`,
+            success: { status: 200, data: resource.schema },
+            query: resource.recordQuery,
+            errors: ['notFound'],
+          }),
+          run(context) {
+            const { fields } = parseQuery(resource.recordQuery, context.query, context.strict)
+            return success(selectFields(find(context), fields as string[] | undefined))
+          },
+        },
+        PUT: {
+          permission: resource.permission('replace'),
+          docs: docs('replace', {
+            operationId: `replace${Singular}`,
+            summary: `Replace ${article(singular)}`,
+            description: 'Every writable field is required.',
+            success: { status: 200, data: resource.schema },
+            body: bodies.replace,
+            errors: updateErrors,
+          }),
+          run: update(true),
+        },
+        PATCH: {
+          permission: resource.permission('update'),
+          docs: docs('update', {
+            operationId: `update${Singular}`,
+            summary: `Update ${article(singular)} partially`,
+            success: { status: 200, data: resource.schema },
+            body: bodies.patch,
+            errors: updateErrors,
+          }),
+          run: update(false),
+        },
+        DELETE: {
+          permission: resource.permission('delete'),
+          docs: docs('delete', {
+            operationId: `delete${Singular}`,
+            summary: `Delete ${article(singular)}`,
+            success: { status: 204, data: null, representation: resource.schema },
+            errors: ['notFound'],
+          }),
+          run(context) {
+            const record = find(context)
+            context.data.remove(name, record)
+            // 204, or 200 with the deleted record under Prefer: return=representation (CONTRACT B2).
+            return context.wantsRepresentation ? success(record) : noContent()
+          },
+        },
+      },
+    },
+  ]
+  return resource.owner ? [...routes, ...nestedRoutes(resource)] : routes
+}
+
+/** `/{owner}/{owner_id}/{name}` and `/{owner}/{owner_id}/{name}/{id}`: a member's own records. */
+function nestedRoutes(resource: Resource): Route<Operation>[] {
+  const { name, singular, idParam, definition, bodies, nestedListSpec } = resource
+  const { link, parent } = resource.owner!
+  const field = link.field
+  const Owner = capitalize(parent.singular)
+  const Singular = capitalize(singular)
+  const base = `/${parent.name}/{${parent.idParam}}/${name}`
+  const findOwner = (context: OperationContext) =>
+    context.data.find(parent.name, context.ids[parent.idParam]!)
+  const tags = [name]
+  return [
+    {
+      path: base,
+      operations: {
+        GET: {
+          permission: link.nested,
+          docs: {
+            operationId: `list${Owner}${capitalize(name)}`,
+            summary: `List ${article(parent.singular)}'s ${name}`,
+            tags,
+            success: { status: 200, data: resource.schema, list: true },
+            query: resource.nestedListQuery,
+            errors: ['notFound'],
+          },
+          run(context) {
+            const query = parseListQuery(
+              context.query,
+              nestedListSpec,
+              context.strict,
+              resource.nestedListQuery,
+            )
+            const owner = findOwner(context)
+            const table = context.data.table(name)
+            const owned = table.group(field, owner.id).map((id) => table.get(id)!)
+            return success(runListQuery(owned, query, nestedListSpec))
+          },
+        },
+        POST: {
+          permission: link.nested,
+          docs: {
+            operationId: `create${Owner}${Singular}`,
+            summary: `Create ${article(singular)} for this ${parent.singular}`,
+            description: `The owner is the ${parent.singular} in the path.`,
+            tags,
+            success: { status: 201, data: resource.schema },
+            body: bodies.nestedCreate!,
+            errors: ['notFound', 'validationFailed', ...(definition.errors?.create ?? [])],
+          },
+          async run(context) {
+            const body = await context.readJson()
+            const owner = findOwner(context)
+            const rule = definition.rules?.references
+            const input = validateBody(
+              bodies.nestedCreate!,
+              body,
+              { strict: context.strict, readOnly: resource.readOnly },
+              rule && ((raw) => rule(raw, context.data, undefined, owner.id)),
+            )
+            const record = context.data.create(name, { ...input, [field]: owner.id })
+            return created(context, `/${parent.name}/${owner.id}/${name}/${record.id}`, record)
+          },
+        },
+      },
+    },
+    {
+      path: `${base}/{${idParam}}`,
+      operations: {
+        GET: {
+          permission: link.nested,
+          docs: {
+            operationId: `get${Owner}${Singular}`,
+            summary: `Get one ${singular} of this ${parent.singular}`,
+            description: `404 when the ${parent.singular} does not exist, and when the ${singular} is not this ${parent.singular}’s.`,
+            tags,
+            success: { status: 200, data: resource.schema },
+            query: resource.recordQuery,
+            errors: ['notFound'],
+          },
+          run(context) {
+            const { fields } = parseQuery(resource.recordQuery, context.query, context.strict)
+            const owner = findOwner(context)
+            const id = context.ids[idParam]!
+            const record = context.data.table(name).get(id)
+            if (!record || record[field] !== owner.id)
+              throw notFound(`${singular} ${id} of ${parent.singular}`, owner.id)
+            return success(selectFields(record, fields as string[] | undefined))
+          },
+        },
+      },
+    },
+  ]
+}

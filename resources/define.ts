@@ -1,0 +1,193 @@
+import type { Faker } from '@faker-js/faker'
+import type * as z from 'zod'
+import type { CodeName, CodeSpec } from '../contract/codes.js'
+import type { Table } from '../db/table.js'
+
+/** A stored record: identified by a positive integer id, immutable once stored. */
+export type Row = { readonly id: number } & Record<string, unknown>
+
+/**
+ * Who besides admins may call an operation (admins may call everything, CONTRACT B4):
+ * `admin` no one else, `anyone` any signed-in caller, `own` a member acting on their own user
+ * (the `user_id` in the path is theirs).
+ */
+export type Permission = 'admin' | 'anyone' | 'own'
+
+/** The operations every resource gets. */
+export type Action = 'list' | 'create' | 'read' | 'replace' | 'update' | 'delete'
+
+/** A business code of the catalogue by name, or a code of your own (status 409). */
+export type ConflictCode = CodeSpec
+
+/** A field whose value no two records share: a write that would break it is 409 with `conflict`. */
+export interface UniqueKey {
+  conflict: ConflictCode
+  /** Compare case-insensitively, as e-mail addresses (default false). */
+  ignoreCase?: boolean
+}
+
+/**
+ * A record's pointers at records of another resource. Deleting the record pointed at deletes
+ * the records pointing at it (through their own `remove` rule); a data document whose pointer
+ * leads nowhere is refused.
+ */
+export interface Link<T extends Row> {
+  /** The resource pointed at, by name. */
+  resource: string
+  /** The field holding its id (indexed, filterable in list queries: `?userId=2`). */
+  field?: keyof T & string
+  /** Or the ids a record points at with their paths, e.g. an order's items → products. */
+  ids?(record: T): Iterable<[path: string, id: number]>
+  /**
+   * The record belongs to the one pointed at: nested routes `/{resource}/{id}/{name}` list,
+   * create and read them, for admins and callers with this permission. The field is then
+   * written once, at creation.
+   */
+  nested?: Permission
+}
+
+/**
+ * What a resource's rules may do with the sandbox's data (the data service implements it):
+ * read any table, find or change records through the same rules the API follows.
+ */
+export interface DataService {
+  table<T extends Row = Row>(name: string): Table<T, string, string>
+  /** The record with this id, or 404 naming it. */
+  find<T extends Row = Row>(name: string, id: number): T
+  create<T extends Row = Row>(name: string, input: Record<string, unknown>): T
+  update<T extends Row = Row>(name: string, current: T, changes: Record<string, unknown>): T
+  remove(name: string, record: Row): void
+  /** The current time as an ISO 8601 UTC string with milliseconds. */
+  now(): string
+}
+
+/** What a seeder is given: one faker for the whole data set, so seeding is one stream. */
+export interface SeedContext {
+  faker: Faker
+  /** How many records to make. */
+  count: number
+  /** The fixed reference date in ms: every timestamp lies before it. */
+  reference: number
+  /** The records of the resources seeded before this one, by name. */
+  data: Readonly<Record<string, readonly Row[]>>
+  /** Reports progress every few thousand records. */
+  progress(done: number): void
+}
+
+/** How a resource's seed data is made. */
+export interface SeedSpec<T extends Row> {
+  /** Records by default. */
+  count: number
+  /** Fewest and most records a sandbox accepts (default 0 and 1,000,000). */
+  min?: number
+  max?: number
+  /** A resource that must have records when this one has any (e.g. orders need products). */
+  needs?: string
+  /** The records in id order, without their ids (ids are 1, 2, 3…). */
+  generate(context: SeedContext): Array<Omit<T, 'id'>>
+}
+
+/** Domain rules of a resource; every one optional. They see data, never a request. */
+export interface ResourceRules<T extends Row> {
+  /**
+   * Problems with the records a write body points at, read from the raw body whatever else is
+   * wrong with it, so one 422 names them beside every failing field (`current`: on update;
+   * `owner`: the owner's id a nested route's path gives).
+   */
+  references?(body: unknown, data: DataService, current?: T, owner?: number): string[]
+  /** The stored values of a new record from a valid body (may change other records), or a 4xx. */
+  create?(input: Record<string, unknown>, data: DataService): Omit<T, 'id'>
+  /** The record after a valid update; returning `current` changes nothing. */
+  update?(current: T, changes: Record<string, unknown>, data: DataService): T
+  /** Runs before a record is deleted (e.g. gives stock back). */
+  remove?(record: T, data: DataService): void
+  /** What no schema can check in a data document, e.g. `total: must be 3`. */
+  check?(record: T): string | undefined
+}
+
+/** Words for the OpenAPI document of one operation. */
+export interface OperationWords {
+  summary?: string
+  description?: string
+}
+
+/**
+ * One resource of the API: everything the store, the routes, the list queries, the control
+ * API, the data document, the seeder, the CLI and the OpenAPI document derive from.
+ */
+export interface ResourceDefinition<T extends Row = Row, N extends string = string> {
+  /** The collection: its path segment, tag, document key and seed count option, e.g. `products`. */
+  name: N
+  /** One record, e.g. `product`: path parameter `product_id`, messages, operation ids. */
+  singular: string
+  /** The record as stored and returned, with `id`, `createdAt` and `updatedAt` read-only. */
+  schema: z.ZodObject
+  /** Unique fields (`id` always is). */
+  unique?: Readonly<Record<string, UniqueKey>>
+  /** What list queries allow (CONTRACT B3): sortable fields and the text `keyword` searches. */
+  list: {
+    sortable: readonly (keyof T & string)[]
+    keyword(record: T): string
+  }
+  /** Who besides admins may call each action (default: admins only). */
+  permissions?: Partial<Record<Action, Permission>>
+  /** Fields only an admin may set or change (403 for anyone else who tries). */
+  adminOnly?: readonly (keyof T & string)[]
+  /** Defaults of writable fields when a create body leaves them out. */
+  defaults?: Readonly<Record<string, unknown>>
+  /** Request bodies, when the derived ones (the writable fields) do not fit. */
+  bodies?: {
+    create?: z.ZodObject
+    replace?: z.ZodObject
+    patch?: z.ZodObject
+    /** POST on the nested route (default: the create body without the owner's field). */
+    nestedCreate?: z.ZodObject
+  }
+  links?: readonly Link<T>[]
+  rules?: ResourceRules<T>
+  /** Business errors the rules raise, per write action (for the OpenAPI document). */
+  errors?: Partial<Record<'create' | 'update', readonly CodeName[]>>
+  seed: SeedSpec<T>
+  /** OpenAPI words: the tag's description and any operation's summary or description. */
+  docs?: { description?: string; operations?: Partial<Record<Action, OperationWords>> }
+}
+
+/** Any definition: a list of them mixes record types. */
+// eslint-disable-next-line @typescript-eslint/no-explicit-any -- each list entry has its own record type
+export type AnyResourceDefinition = ResourceDefinition<any, string>
+
+/** The record type of a definition. */
+export type RecordOf<D> = D extends ResourceDefinition<infer T, string> ? T : never
+
+/** A map from each definition's name to its records, its table or a count. */
+export type Named<
+  D extends readonly AnyResourceDefinition[],
+  V extends 'records' | 'table' | 'count',
+> = {
+  -readonly [K in D[number] as K['name']]: V extends 'records'
+    ? RecordOf<K>[]
+    : V extends 'table'
+      ? Table<RecordOf<K>, string, string>
+      : number
+}
+
+/**
+ * Declares a resource: one file that gives a real API's resource CRUD, list queries, auth,
+ * the contract's errors, the control API, persistence and OpenAPI in all three modes.
+ *
+ * @example
+ * const categories = defineResource({
+ *   name: 'categories',
+ *   singular: 'category',
+ *   schema: categorySchema,
+ *   unique: { slug: { conflict: { code: 40910, message: 'Slug already used' } } },
+ *   list: { sortable: ['id', 'name'], keyword: (category) => category.name },
+ *   permissions: { list: 'anyone', read: 'anyone' },
+ *   seed: { count: 8, generate: ({ faker, count }) => … },
+ * })
+ */
+export function defineResource<S extends z.ZodObject, const N extends string>(
+  definition: ResourceDefinition<z.output<S> & Row, N> & { schema: S },
+): ResourceDefinition<z.output<S> & Row, N> {
+  return definition
+}

@@ -1,0 +1,191 @@
+import * as z from 'zod'
+import {
+  clip,
+  integerProblem,
+  invalidParameter,
+  rejectUnknown,
+  single,
+} from '../contract/params.js'
+import type { ListQuery, ListSpec } from './list.js'
+
+export const PAGE_SIZE_DEFAULT = 20
+export const PAGE_SIZE_MAX = 100
+export const KEYWORD_MAX_LENGTH = 100
+
+/**
+ * One query parameter: the zod schema of its value (which validates it and is its OpenAPI
+ * schema), how its text becomes a value, and the 400 message for a text that is not one.
+ */
+export interface QueryParameter {
+  schema: z.ZodType
+  read(raw: string): unknown
+  problem(raw: string): string
+  description?: string
+  /** `fields` is a comma-separated list: OpenAPI `style: form, explode: false`. */
+  list?: boolean
+}
+
+/** The parameters of one route's query, by name, in the order they are checked and documented. */
+export type QuerySchema = Readonly<Record<string, QueryParameter>>
+
+/** An integer in [min, max] written in plain decimal digits. */
+export function integerQuery(
+  name: string,
+  min: number,
+  max: number,
+  fallback?: number,
+): QueryParameter {
+  const value = z.int().min(min).max(max)
+  return {
+    schema: fallback === undefined ? value : value.default(fallback),
+    read: (raw) => (/^\d{1,16}$/.test(raw) ? Number(raw) : raw),
+    problem: (raw) => integerProblem(name, raw, min, max),
+  }
+}
+
+/** One of `options`. */
+export function enumQuery(
+  name: string,
+  options: readonly [string, ...string[]],
+  fallback?: string,
+  description?: string,
+): QueryParameter {
+  const value = z.enum(options)
+  return {
+    schema: fallback === undefined ? value : value.default(fallback),
+    read: (raw) => raw,
+    problem: (raw) => `${name} must be one of ${options.join(', ')}, got '${clip(raw)}'`,
+    ...(description ? { description } : {}),
+  }
+}
+
+/** `fields`: a comma-separated list of the record's fields. */
+function fieldsParameter(fields: readonly string[]): QueryParameter {
+  return {
+    schema: z.array(z.enum(fields as [string, ...string[]])).min(1),
+    read: (raw) => raw.split(',').map((name) => name.trim()),
+    problem: (raw) => {
+      const unknown = raw
+        .split(',')
+        .map((name) => name.trim())
+        .filter((name) => !fields.includes(name))
+      return `fields must be a comma-separated list of ${fields.join(', ')}; unknown: '${clip(unknown.join(','))}'`
+    },
+    description: `Comma-separated fields to return (${fields.join(', ')}); the records then carry exactly these fields.`,
+    list: true,
+  }
+}
+
+/** `page` (≥ 1, default 1) and `pageSize` (1–100, default 20) of CONTRACT B3. */
+export const pagingSchema = {
+  page: integerQuery('page', 1, Number.MAX_SAFE_INTEGER, 1),
+  pageSize: integerQuery('pageSize', 1, PAGE_SIZE_MAX, PAGE_SIZE_DEFAULT),
+} satisfies QuerySchema
+
+/** The query of a collection read (CONTRACT B3), generated from its list spec. */
+export function listQuerySchema(spec: {
+  fields: readonly string[]
+  sortable: readonly string[]
+  statuses: readonly string[]
+  idFilters?: Readonly<Record<string, string>> | undefined
+}): QuerySchema {
+  const [first, ...statuses] = spec.statuses
+  return {
+    ...pagingSchema,
+    ...(first === undefined ? {} : { status: enumQuery('status', [first, ...statuses]) }),
+    sort: enumQuery(
+      'sort',
+      spec.sortable as [string, ...string[]],
+      'id',
+      'Stable; ties are broken by id ascending; text sorts case-insensitively.',
+    ),
+    order: enumQuery('order', ['asc', 'desc'], 'asc'),
+    fields: fieldsParameter(spec.fields),
+    keyword: {
+      schema: z.string().min(1).max(KEYWORD_MAX_LENGTH),
+      read: (raw) => raw,
+      problem: (raw) => `keyword must be 1 to ${KEYWORD_MAX_LENGTH} characters, got ${raw.length}`,
+      description: 'Case-insensitive substring search.',
+    },
+    ...Object.fromEntries(
+      Object.keys(spec.idFilters ?? {}).map((name) => [
+        name,
+        {
+          ...integerQuery(name, 1, Number.MAX_SAFE_INTEGER),
+          description: 'Only records of this owner.',
+        },
+      ]),
+    ),
+  }
+}
+
+/** The query of a single-record read: only `fields`. */
+export function recordQuerySchema(fields: readonly string[]): QuerySchema {
+  return { fields: fieldsParameter(fields) }
+}
+
+const compiled = new WeakMap<QuerySchema, z.ZodObject>()
+
+/**
+ * Validates a query against its schema: a parameter given twice, a value the schema refuses
+ * and (strict mode) a parameter it does not know are each a 400 naming the parameter.
+ * Returns the values with their defaults.
+ */
+export function parseQuery(
+  schema: QuerySchema,
+  params: URLSearchParams,
+  strict: boolean,
+): Record<string, unknown> {
+  const names = Object.keys(schema)
+  if (strict) rejectUnknown(params, names)
+  const raw: Record<string, string> = {}
+  const input: Record<string, unknown> = {}
+  for (const name of names) {
+    const value = single(params, name)
+    if (value === undefined) continue
+    raw[name] = value
+    input[name] = schema[name]!.read(value)
+  }
+  let object = compiled.get(schema)
+  if (!object) {
+    object = z.object(
+      Object.fromEntries(
+        names.map((name) => {
+          const value = schema[name]!.schema
+          return [name, value instanceof z.ZodDefault ? value : value.optional()]
+        }),
+      ),
+    )
+    compiled.set(schema, object)
+  }
+  const result = object.safeParse(input)
+  if (result.success) return result.data as Record<string, unknown>
+  const name = String(result.error.issues[0]!.path[0])
+  throw invalidParameter(schema[name]!.problem(raw[name] ?? ''))
+}
+
+/** Parses a collection query into what {@link runListQuery} runs. */
+export function parseListQuery<T extends { id: number }>(
+  params: URLSearchParams,
+  spec: ListSpec<T>,
+  strict: boolean,
+  schema = listQuerySchema(spec),
+): ListQuery<T> {
+  const values = parseQuery(schema, params, strict)
+  const fields = values.fields as ListQuery<T>['fields'] | undefined
+  const keyword = values.keyword as string | undefined
+  const idFilters: ListQuery<T>['idFilters'] = []
+  for (const [name, field] of Object.entries(spec.idFilters ?? {})) {
+    if (values[name] !== undefined) idFilters.push([field, values[name] as number])
+  }
+  return {
+    page: values.page as number,
+    pageSize: values.pageSize as number,
+    ...(values.status === undefined ? {} : { status: values.status as string }),
+    sort: values.sort as ListQuery<T>['sort'],
+    order: values.order as 'asc' | 'desc',
+    ...(fields ? { fields: [...new Set(fields)] } : {}),
+    ...(keyword === undefined ? {} : { keyword: keyword.toLowerCase() }),
+    idFilters,
+  }
+}

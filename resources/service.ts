@@ -1,0 +1,89 @@
+import { ApiError } from '../contract/api-error.js'
+import { changesNothing } from '../db/same-record.js'
+import type { Store } from '../db/store.js'
+import type { Table } from '../db/table.js'
+import type { Catalog, Resource } from './catalog.js'
+import type { DataService as Data, Row } from './define.js'
+
+/** 404 / 40400 saying which record is missing, e.g. "user 42 not found". */
+export function notFound(what: string, id: number): ApiError {
+  return ApiError.of('notFound', `${what} ${id} not found`)
+}
+
+/**
+ * The data of one sandbox with the rules every resource follows: unique keys (409 with the
+ * resource's code), `updatedAt` moving only on a real change, cascades when a record others
+ * point at is deleted, and each resource's own rules. No request in sight: the HTTP layer
+ * translates requests to these calls and their results (and errors) back.
+ */
+export class DataService implements Data {
+  constructor(
+    readonly catalog: Catalog,
+    readonly store: Store,
+    /** The current time as an ISO 8601 UTC string with milliseconds. */
+    readonly now: () => string,
+  ) {}
+
+  /** The table of a resource. */
+  table<T extends Row = Row>(name: string): Table<T, string, string> {
+    return this.store.table<T>(name)
+  }
+
+  /** The record with this id, or 404 naming it. */
+  find<T extends Row = Row>(name: string, id: number): T {
+    const record = this.table<T>(name).get(id)
+    if (!record) throw notFound(this.catalog.get(name).singular, id)
+    return record
+  }
+
+  /** Stores a new record from a validated body: its rules, unique keys, timestamps. */
+  create<T extends Row = Row>(name: string, input: Record<string, unknown>): T {
+    const resource = this.catalog.get(name)
+    const table = this.table<T>(name)
+    this.#assertUnique(resource, table, { id: 0, ...input } as unknown as T)
+    const values = resource.definition.rules?.create?.(input, this) ?? input
+    const now = this.now()
+    return table.insert({ ...values, createdAt: now, updatedAt: now } as unknown as Omit<T, 'id'>)
+  }
+
+  /**
+   * Applies validated changes to a record: nothing happens (and `updatedAt` stays) when they
+   * change nothing; otherwise its rules, unique keys and a new `updatedAt`.
+   */
+  update<T extends Row = Row>(name: string, current: T, changes: Record<string, unknown>): T {
+    if (changesNothing(current, changes as Partial<T>)) return current
+    const resource = this.catalog.get(name)
+    const table = this.table<T>(name)
+    const rule = resource.definition.rules?.update
+    const changed = rule ? (rule(current, changes, this) as T) : { ...current, ...changes }
+    if (changed === current) return current
+    const next = { ...changed, updatedAt: this.now() } as T
+    this.#assertUnique(resource, table, next)
+    return table.replace(next)
+  }
+
+  /** Deletes a record, and first every record pointing at it (each through its own rules). */
+  remove<T extends Row = Row>(name: string, record: T): void {
+    const resource = this.catalog.get(name)
+    for (const { resource: dependent, link } of resource.dependents) {
+      const table = this.table(dependent.name)
+      const pointing = link.field
+        ? table.group(link.field, record.id).map((id) => table.get(id)!)
+        : // A rare admin action: scanning beats keeping a reverse index of every link in memory.
+          table.all().filter((other) => [...link.ids!(other)].some(([, id]) => id === record.id))
+      for (const other of pointing) this.remove(dependent.name, other)
+    }
+    resource.definition.rules?.remove?.(record as never, this)
+    this.table(name).delete(record.id)
+  }
+
+  /** 409 with the resource's code when another record holds one of `record`'s unique keys. */
+  #assertUnique<T extends Row>(
+    resource: Resource,
+    table: Table<T, string, string>,
+    record: T,
+  ): void {
+    const conflict = table.conflict(record)
+    if (conflict) throw resource.conflict(conflict.index, record[conflict.index])
+  }
+}
