@@ -14,6 +14,22 @@ import type { Route } from './router.js'
 const capitalize = (word: string) => word.charAt(0).toUpperCase() + word.slice(1)
 const article = (word: string) => (/^[aeiou]/i.test(word) ? `an ${word}` : `a ${word}`)
 
+/** How a body of `resource` is validated: strict mode, and which fields are read-only. */
+function bodyRules(resource: Resource, context: OperationContext) {
+  return { strict: context.strict, readOnly: resource.readOnly }
+}
+
+/** The resource's reference check bound to this request's data (`current` on update, `owner` on a nested route). */
+function referencesOf(
+  resource: Resource,
+  context: OperationContext,
+  current?: Row,
+  owner?: number,
+) {
+  const rule = resource.definition.rules?.references
+  return rule && ((body: unknown) => rule(body, context.data, current, owner))
+}
+
 /** 201 with the new record and a `Location` header pointing at it. */
 function created(context: OperationContext, path: string, record: unknown): ApiResponse {
   return success(record, 201, { location: `${context.basePath}${path}` })
@@ -37,14 +53,6 @@ export function resourceRoutes(resource: Resource): Route<Operation>[] {
     ...words[action],
     tags: [name],
   })
-  const rules = (context: OperationContext) => ({
-    strict: context.strict,
-    readOnly: resource.readOnly,
-  })
-  const references = (context: OperationContext, current?: Row, owner?: number) => {
-    const rule = definition.rules?.references
-    return rule && ((body: unknown) => rule(body, context.data, current, owner))
-  }
   const find = (context: OperationContext) => context.data.find(name, context.ids[idParam]!)
 
   /** 403 when a caller who is not an admin sets an admin-only field to something new (CONTRACT B4). */
@@ -72,7 +80,12 @@ export function resourceRoutes(resource: Resource): Route<Operation>[] {
         : context.principal?.role === 'admin' || context.principal === null
           ? bodies.replace
           : bodies.memberReplace
-      const changes = validateBody(schema, body, rules(context), references(context, record))
+      const changes = validateBody(
+        schema,
+        body,
+        bodyRules(resource, context),
+        referencesOf(resource, context, record),
+      )
       return success(context.data.update(name, record, changes as Record<string, unknown>))
     }
 
@@ -120,8 +133,8 @@ export function resourceRoutes(resource: Resource): Route<Operation>[] {
             const input = validateBody(
               bodies.create,
               await context.readJson(),
-              rules(context),
-              references(context),
+              bodyRules(resource, context),
+              referencesOf(resource, context),
             )
             const record = context.data.create(name, input as Record<string, unknown>)
             return created(context, `/${name}/${record.id}`, record)
@@ -242,12 +255,11 @@ function nestedRoutes(resource: Resource): Route<Operation>[] {
           async run(context) {
             const body = await context.readJson()
             const owner = findOwner(context)
-            const rule = definition.rules?.references
             const input = validateBody(
               bodies.nestedCreate!,
               body,
-              { strict: context.strict, readOnly: resource.readOnly },
-              rule && ((raw) => rule(raw, context.data, undefined, owner.id)),
+              bodyRules(resource, context),
+              referencesOf(resource, context, undefined, owner.id),
             )
             const record = context.data.create(name, { ...input, [field]: owner.id })
             return created(context, `/${parent.name}/${owner.id}/${name}/${record.id}`, record)

@@ -92,10 +92,6 @@ export class Catalog {
     return resource
   }
 
-  has(name: string): boolean {
-    return this.#byName.has(name)
-  }
-
   /** The names, in definition order. */
   get names(): string[] {
     return this.resources.map((resource) => resource.name)

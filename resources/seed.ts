@@ -12,9 +12,6 @@ import { seedLocale } from './faker-locale.js'
 
 const FakerClass = baseFaker.constructor as typeof Faker
 
-/** The seed of the generator and how many records of each resource (by name). */
-export type SeedOptions = { seed?: number } & { [resource: string]: number | undefined }
-
 export const DEFAULT_SEED = 1
 
 /** The seeds a sandbox accepts, [min, max]: any safe integer (the CLI's `--seed` takes the same). */
