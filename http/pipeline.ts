@@ -109,9 +109,9 @@ async function journaled(
       search: request.url.search,
       status: response.status,
       durationMs: Math.round((performance.now() - started) * 100) / 100,
-      ...('body' in seen ? { body: seen.body } : {}),
-      ...(seen.overrideId === undefined ? {} : { overrideId: seen.overrideId }),
-      ...(response.body === null ? {} : { responseText: response.body }),
+      body: seen.body,
+      overrideId: seen.overrideId,
+      responseText: response.body ?? undefined,
       responseCode: response.code,
     })
   }

@@ -30,14 +30,14 @@ export interface JournalRecord {
   search: string
   status: number
   durationMs: number
-  /** The parsed body (never mutated after parsing), when there was one. */
+  /** The parsed body (never mutated after parsing); undefined when there was none. */
   body?: unknown
   responseCode: number | null
-  overrideId?: number
+  overrideId?: number | undefined
   /** The path relative to the base path (what filters and overrides match). */
-  apiPath?: string
+  apiPath?: string | undefined
   /** The response body text as sent, when there was one. */
-  responseText?: string
+  responseText?: string | undefined
 }
 
 /** What `GET /__sandbox/requests` and `sandbox.requests()` filter by (CONTRACT C2). */
@@ -64,14 +64,28 @@ export const defaultJournalLimits: Readonly<JournalLimits> = {
   bytes: 4 * 1024 * 1024,
 }
 
-/** An entry as kept: the body as (possibly cut) redacted JSON text, and its estimated size. */
-interface Kept extends Omit<JournalRecord, 'body' | 'responseText'> {
+/**
+ * An entry as kept, one shape for all: a request body as (possibly cut) redacted JSON text; a
+ * response body as sent when it fits `bodyBytes` (redacted when read), else redacted and cut.
+ */
+interface Kept {
   id: number
-  bodyText?: string
+  at: number
+  method: string
+  path: string
+  apiPath: string | undefined
+  search: string
+  status: number
+  durationMs: number
+  responseCode: number | null
+  overrideId: number | undefined
+  bodyText: string | undefined
   /** The full length of a body that was cut. */
-  cutFrom?: number
-  responseText?: string
-  responseCutFrom?: number
+  cutFrom: number | undefined
+  responseText: string | undefined
+  /** Whether `responseText` is as sent (redacted only when read). */
+  responseRaw: boolean
+  responseCutFrom: number | undefined
   bytes: number
 }
 
@@ -80,11 +94,14 @@ const ENTRY_OVERHEAD = 200
 
 /**
  * The last API requests of a sandbox, oldest first, within a count and a byte budget: a body
- * is kept as redacted JSON text up to a size, so one huge request cannot hold megabytes.
+ * is kept as redacted JSON text up to a size, so one huge request cannot hold megabytes. A
+ * ring of fixed-shape entries: recording a request is a few stores, formatting waits for a read.
  */
 export class Journal {
+  /** The ring: `#count` entries, the oldest at `#head`. */
   #items: Kept[] = []
   #head = 0
+  #count = 0
   #nextId = 1
   #bytes = 0
 
@@ -93,38 +110,78 @@ export class Journal {
   add(record: JournalRecord): void {
     const { size, bodyBytes, bytes: budget } = this.limits
     if (size === 0) return
-    const { body, responseText, ...rest } = record
-    const entry: Kept = { ...rest, id: this.#nextId++, bytes: 0 }
-    if (responseText !== undefined && bodyBytes > 0) {
-      const redacted = redactJsonText(responseText)
-      entry.responseText = redacted.slice(0, bodyBytes)
-      if (redacted.length > bodyBytes) entry.responseCutFrom = redacted.length
-    }
-    if ('body' in record && bodyBytes > 0) {
-      const text = JSON.stringify(body, redactSecrets) ?? 'null'
+    let bodyText: string | undefined
+    let cutFrom: number | undefined
+    if (record.body !== undefined && bodyBytes > 0) {
+      const text = JSON.stringify(record.body, redactSecrets) ?? 'null'
       if (text.length > bodyBytes) {
-        entry.bodyText = text.slice(0, bodyBytes)
-        entry.cutFrom = text.length
-      } else entry.bodyText = text
+        bodyText = text.slice(0, bodyBytes)
+        cutFrom = text.length
+      } else bodyText = text
     }
-    entry.bytes =
+    let responseText: string | undefined
+    let responseCutFrom: number | undefined
+    let responseRaw = false
+    const sent = record.responseText
+    if (sent !== undefined && bodyBytes > 0) {
+      if (sent.length <= bodyBytes) {
+        responseText = sent
+        responseRaw = true
+      } else {
+        // Redacted before it is cut, so a cut can never split a secret out of the redaction.
+        const redacted = redactJsonText(sent)
+        responseText = redacted.slice(0, bodyBytes)
+        if (redacted.length > bodyBytes) responseCutFrom = redacted.length
+      }
+    }
+    const bytes =
       ENTRY_OVERHEAD +
-      2 * (record.path.length + record.search.length + (entry.bodyText?.length ?? 0))
-    this.#items.push(entry)
-    this.#bytes += entry.bytes
-    while (this.size > size || (this.#bytes > budget && this.size > 1)) {
-      this.#bytes -= this.#items[this.#head]!.bytes
-      this.#items[this.#head++] = undefined as unknown as Kept
+      2 *
+        (record.path.length +
+          record.search.length +
+          (bodyText?.length ?? 0) +
+          (responseText?.length ?? 0))
+    const entry: Kept = {
+      id: this.#nextId++,
+      at: record.at,
+      method: record.method,
+      path: record.path,
+      apiPath: record.apiPath,
+      search: record.search,
+      status: record.status,
+      durationMs: record.durationMs,
+      responseCode: record.responseCode,
+      overrideId: record.overrideId,
+      bodyText,
+      cutFrom,
+      responseText,
+      responseRaw,
+      responseCutFrom,
+      bytes,
     }
-    if (this.#head > 1024 && this.#head * 2 > this.#items.length) {
-      this.#items = this.#items.slice(this.#head)
-      this.#head = 0
-    }
+    if (this.#count === size) this.#dropOldest()
+    const slot = (this.#head + this.#count) % size
+    if (slot === this.#items.length) this.#items.push(entry)
+    else this.#items[slot] = entry
+    this.#count++
+    this.#bytes += bytes
+    while (this.#bytes > budget && this.#count > 1) this.#dropOldest()
+  }
+
+  #dropOldest(): void {
+    this.#bytes -= this.#items[this.#head]!.bytes
+    this.#items[this.#head] = undefined as unknown as Kept
+    this.#head = (this.#head + 1) % this.limits.size
+    this.#count--
+  }
+
+  #at(index: number): Kept {
+    return this.#items[(this.#head + index) % this.limits.size]!
   }
 
   /** How many requests are kept. */
   get size(): number {
-    return this.#items.length - this.#head
+    return this.#count
   }
 
   /** Estimated bytes the kept entries take. */
@@ -137,12 +194,12 @@ export class Journal {
     const method = filter.method?.toUpperCase()
     const path = filter.path === undefined ? null : pathMatcher(filter.path)
     const entries: JournalEntry[] = []
-    for (let index = this.#head; index < this.#items.length; index++) {
-      const item = this.#items[index]!
+    for (let index = 0; index < this.#count; index++) {
+      const item = this.#at(index)
       if (method !== undefined && item.method !== method) continue
       if (filter.status !== undefined && item.status !== filter.status) continue
       if (path && !path(item.apiPath ?? item.path)) continue
-      entries.push(format(item))
+      entries.push(format(item, this.limits.bodyBytes))
     }
     return entries
   }
@@ -150,8 +207,8 @@ export class Journal {
   /** Entries `from` (0 = oldest) up to `to`, formatted for reading. */
   entries(from = 0, to = this.size): JournalEntry[] {
     const entries: JournalEntry[] = []
-    for (let index = Math.max(from, 0); index < Math.min(to, this.size); index++) {
-      entries.push(format(this.#items[this.#head + index]!))
+    for (let index = Math.max(from, 0); index < Math.min(to, this.#count); index++) {
+      entries.push(format(this.#at(index), this.limits.bodyBytes))
     }
     return entries
   }
@@ -160,6 +217,7 @@ export class Journal {
   clear(): void {
     this.#items = []
     this.#head = 0
+    this.#count = 0
     this.#nextId = 1
     this.#bytes = 0
   }
@@ -175,7 +233,13 @@ function shown(text: string, cutFrom: number | undefined): unknown {
   }
 }
 
-function format({ apiPath: _, ...record }: Kept): JournalEntry {
+function format(record: Kept, bodyBytes: number): JournalEntry {
+  let { responseText, responseCutFrom } = record
+  if (responseText !== undefined && record.responseRaw) {
+    const redacted = redactJsonText(responseText)
+    responseText = redacted.slice(0, bodyBytes)
+    if (redacted.length > bodyBytes) responseCutFrom = redacted.length
+  }
   return {
     id: record.id,
     at: new Date(record.at).toISOString(),
@@ -189,9 +253,9 @@ function format({ apiPath: _, ...record }: Kept): JournalEntry {
       : {
           requestBody: shown(record.bodyText, record.cutFrom),
         }),
-    ...(record.responseText === undefined
+    ...(responseText === undefined
       ? {}
-      : { responseBody: shown(record.responseText, record.responseCutFrom) }),
+      : { responseBody: shown(responseText, responseCutFrom) }),
     responseCode: record.responseCode,
     ...(record.overrideId === undefined ? {} : { overrideId: record.overrideId }),
   }

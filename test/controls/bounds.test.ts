@@ -56,6 +56,36 @@ describe('CONTRACT C3: bounds in bytes as well as counts', () => {
     )
   })
 
+  it('past journalSize the oldest requests go first; ids keep counting and the order stays oldest first', async () => {
+    const { call } = sandboxWith({ journalSize: 3 })
+    for (let id = 1; id <= 7; id++) await call('GET', `/users/${id}`)
+    const { data } = (await call('GET', '/__sandbox/requests')).body
+    expect(data.total).toBe(3)
+    expect(data.list.map((entry: { id: number; path: string }) => [entry.id, entry.path])).toEqual([
+      [5, '/users/5'],
+      [6, '/users/6'],
+      [7, '/users/7'],
+    ])
+    expect(data.list.map((entry: { status: number }) => entry.status)).toEqual([200, 404, 404])
+    const filtered = (await call('GET', '/__sandbox/requests?status=404')).body.data
+    expect(filtered.total).toBe(2)
+  })
+
+  it('a response body is shown redacted, and cut only after redaction, so no secret shows through a cut', async () => {
+    const login = JSON.stringify({ email: 'admin@example.com', password: 'password' })
+    for (const journalBodyBytes of [16 * 1024, 60]) {
+      const { call } = sandboxWith({ journalBodyBytes })
+      const { token } = (await call('POST', '/sessions', { body: login })).body.data
+      const [entry] = (await call('GET', '/__sandbox/requests')).body.data.list
+      expect(JSON.stringify(entry)).not.toContain(token.slice(0, 8))
+      if (journalBodyBytes === 60) {
+        expect(entry.responseBody).toMatch(
+          /^\{"code":0,.*"token":"\[redacted\]",.*…\[cut: \d+ characters in all\]$/,
+        )
+      } else expect(entry.responseBody.data.token).toBe('[redacted]')
+    }
+  })
+
   it('journalSize 0 turns the journal off; journalBodyBytes 0 keeps no bodies', async () => {
     const off = sandboxWith({ journalSize: 0 })
     await off.call('GET', '/users/1')
