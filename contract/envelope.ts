@@ -2,6 +2,7 @@ import type { ApiError } from './api-error.js'
 import type { BusinessCode } from './codes.js'
 import { codes } from './codes.js'
 import type { ApiResponse } from './exchange.js'
+import { jsonText } from './json-text.js'
 
 export const JSON_CONTENT_TYPE = 'application/json; charset=utf-8'
 
@@ -11,12 +12,28 @@ export function success(
   status = 200,
   headers: Record<string, string> = {},
 ): ApiResponse {
-  return json(
+  return {
     status,
-    codes.success.code,
-    { code: codes.success.code, message: codes.success.message, data },
-    headers,
-  )
+    code: codes.success.code,
+    headers: { 'content-type': JSON_CONTENT_TYPE, ...headers },
+    body: successText(data),
+    data,
+  }
+}
+
+/** `{"code":0,"message":"success","data":`, from the envelope itself. */
+const successPrefix = JSON.stringify({
+  code: codes.success.code,
+  message: codes.success.message,
+  data: null,
+}).slice(0, -'null}'.length)
+
+/** The text of the success envelope of `data`: the same bytes as `JSON.stringify(envelope)`. */
+export function successText(data: unknown): string {
+  const text = jsonText(data)
+  if (text === undefined)
+    return JSON.stringify({ code: codes.success.code, message: codes.success.message, data })
+  return `${successPrefix}${text}}`
 }
 
 /** The failure envelope `{ code, message, data: null }` of an {@link ApiError}. */

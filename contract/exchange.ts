@@ -28,6 +28,12 @@ export interface ApiResponse {
   code: number | null
   /** Set when the sandbox drops the connection instead of answering (fault injection). */
   drop?: boolean
+  /**
+   * What a success envelope's body was made from (`successText(data)` gives it again): stored
+   * records are immutable and other data is built for this answer and never changed, so the
+   * journal keeps this, not the text, and renders the text only when someone reads it.
+   */
+  data?: unknown
 }
 
 /** Adapts a Fetch API `Request` (what MSW hands its handlers). */

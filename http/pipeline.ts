@@ -111,7 +111,7 @@ async function journaled(
       durationMs: Math.round((performance.now() - started) * 100) / 100,
       body: seen.body,
       overrideId: seen.overrideId,
-      responseText: response.body ?? undefined,
+      response,
       responseCode: response.code,
     })
   }

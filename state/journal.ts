@@ -1,3 +1,5 @@
+import { successText } from '../contract/envelope.js'
+import type { ApiResponse } from '../contract/exchange.js'
 import { pathMatcher } from './overrides.js'
 
 /** One API request as the journal shows it (`GET /__sandbox/requests`). */
@@ -36,8 +38,8 @@ export interface JournalRecord {
   overrideId?: number | undefined
   /** The path relative to the base path (what filters and overrides match). */
   apiPath?: string | undefined
-  /** The response body text as sent, when there was one. */
-  responseText?: string | undefined
+  /** The answer: its body is kept (or what it was made from, see `ApiResponse.data`). */
+  response?: ApiResponse | undefined
 }
 
 /** What `GET /__sandbox/requests` and `sandbox.requests()` filter by (CONTRACT C2). */
@@ -66,7 +68,9 @@ export const defaultJournalLimits: Readonly<JournalLimits> = {
 
 /**
  * An entry as kept, one shape for all: a request body as (possibly cut) redacted JSON text; a
- * response body as sent when it fits `bodyBytes` (redacted when read), else redacted and cut.
+ * response body that fits `bodyBytes` as sent, or as the data it was made from (rendered and
+ * redacted when read: a page of records then costs the journal a few references, not its text),
+ * a longer one redacted and cut.
  */
 interface Kept {
   id: number
@@ -82,9 +86,10 @@ interface Kept {
   bodyText: string | undefined
   /** The full length of a body that was cut. */
   cutFrom: number | undefined
+  /** `raw`: `responseText` as sent; `data`: `successText(responseData)`; `cut`: redacted and cut. */
+  responseKind: 'none' | 'raw' | 'data' | 'cut'
   responseText: string | undefined
-  /** Whether `responseText` is as sent (redacted only when read). */
-  responseRaw: boolean
+  responseData: unknown
   responseCutFrom: number | undefined
   bytes: number
 }
@@ -119,28 +124,35 @@ export class Journal {
         cutFrom = text.length
       } else bodyText = text
     }
+    let responseKind: Kept['responseKind'] = 'none'
     let responseText: string | undefined
+    let responseData: unknown
     let responseCutFrom: number | undefined
-    let responseRaw = false
-    const sent = record.responseText
-    if (sent !== undefined && bodyBytes > 0) {
+    let responseLength = 0
+    const answer = record.response
+    if (answer?.body != null && bodyBytes > 0) {
+      const sent = answer.body
       if (sent.length <= bodyBytes) {
-        responseText = sent
-        responseRaw = true
+        if ('data' in answer) {
+          responseKind = 'data'
+          responseData = answer.data
+        } else {
+          responseKind = 'raw'
+          responseText = sent
+        }
+        responseLength = sent.length
       } else {
         // Redacted before it is cut, so a cut can never split a secret out of the redaction.
         const redacted = redactJsonText(sent)
+        responseKind = 'cut'
         responseText = redacted.slice(0, bodyBytes)
+        responseLength = responseText.length
         if (redacted.length > bodyBytes) responseCutFrom = redacted.length
       }
     }
     const bytes =
       ENTRY_OVERHEAD +
-      2 *
-        (record.path.length +
-          record.search.length +
-          (bodyText?.length ?? 0) +
-          (responseText?.length ?? 0))
+      2 * (record.path.length + record.search.length + (bodyText?.length ?? 0) + responseLength)
     const entry: Kept = {
       id: this.#nextId++,
       at: record.at,
@@ -154,8 +166,9 @@ export class Journal {
       overrideId: record.overrideId,
       bodyText,
       cutFrom,
+      responseKind,
       responseText,
-      responseRaw,
+      responseData,
       responseCutFrom,
       bytes,
     }
@@ -235,8 +248,10 @@ function shown(text: string, cutFrom: number | undefined): unknown {
 
 function format(record: Kept, bodyBytes: number): JournalEntry {
   let { responseText, responseCutFrom } = record
-  if (responseText !== undefined && record.responseRaw) {
-    const redacted = redactJsonText(responseText)
+  if (record.responseKind === 'raw' || record.responseKind === 'data') {
+    const sent =
+      record.responseKind === 'data' ? successText(record.responseData) : record.responseText!
+    const redacted = redactJsonText(sent)
     responseText = redacted.slice(0, bodyBytes)
     if (redacted.length > bodyBytes) responseCutFrom = redacted.length
   }
@@ -253,9 +268,7 @@ function format(record: Kept, bodyBytes: number): JournalEntry {
       : {
           requestBody: shown(record.bodyText, record.cutFrom),
         }),
-    ...(responseText === undefined
-      ? {}
-      : { responseBody: shown(responseText, responseCutFrom) }),
+    ...(responseText === undefined ? {} : { responseBody: shown(responseText, responseCutFrom) }),
     responseCode: record.responseCode,
     ...(record.overrideId === undefined ? {} : { overrideId: record.overrideId }),
   }

@@ -1,0 +1,40 @@
+import fc from 'fast-check'
+import { describe, expect, it } from 'vitest'
+import { JSON_CACHE_CHARACTERS, jsonText } from '../../contract/json-text.js'
+import { deepFreeze } from '../../db/table.js'
+
+/** JSON-like values, some frozen deeply (as stored records are), some with what JSON skips. */
+const values = fc.letrec((tie) => ({
+  value: fc.oneof(
+    { depthSize: 'small' },
+    fc.jsonValue({ maxDepth: 1 }),
+    fc.constantFrom(undefined, Number.NaN, -0, Infinity, '\u2028\ud800"\\'),
+    fc.array(tie('value'), { maxLength: 5 }),
+    fc.dictionary(fc.string({ maxLength: 6 }), tie('value'), { maxKeys: 5 }),
+    tie('value').map((value) => deepFreeze(value)),
+    fc.constant(new Date(0)),
+    fc.constant({ toJSON: () => 'custom' }),
+  ),
+})).value
+
+describe('jsonText: the bytes JSON.stringify gives, reusing the text of frozen records', () => {
+  it('equals JSON.stringify for any JSON-like value, frozen or not, every time', () => {
+    fc.assert(
+      fc.property(values, (value) => {
+        expect(jsonText(value)).toBe(JSON.stringify(value))
+        expect(jsonText(value)).toBe(JSON.stringify(value))
+      }),
+      { numRuns: 2000 },
+    )
+  })
+
+  it('stays right past the cache budget (the older half is let go, nothing goes stale)', () => {
+    const big = 'x'.repeat(64 * 1024)
+    const records = Array.from(
+      { length: Math.ceil(JSON_CACHE_CHARACTERS / big.length) * 2 },
+      (_, id) => deepFreeze({ id, big }),
+    )
+    for (const record of records) expect(jsonText(record)).toBe(JSON.stringify(record))
+    for (const record of records.slice(0, 3)) expect(jsonText(record)).toBe(JSON.stringify(record))
+  })
+})
