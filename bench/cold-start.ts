@@ -52,10 +52,16 @@ export function coldStart(pairs = 9): { sandboxMs: number; mswMs: number; ratio:
     const msw: number[] = []
     const ratios: number[] = []
     for (let i = 0; i < pairs; i++) {
-      const [a, b] =
-        i % 2 === 0 ? [run('sandbox'), run('msw')] : [run('sandbox'), run('msw')].reverse()
       // Odd pairs run msw first, so neither side always gets the warmer disk cache.
-      const [s, m] = i % 2 === 0 ? [a!, b!] : [b!, a!]
+      let s: number
+      let m: number
+      if (i % 2 === 0) {
+        s = run('sandbox')
+        m = run('msw')
+      } else {
+        m = run('msw')
+        s = run('sandbox')
+      }
       sandbox.push(s)
       msw.push(m)
       ratios.push(s / m)

@@ -5,7 +5,7 @@
  */
 
 /** Characters of record text kept; past it, the older half is let go (a two-generation cache). */
-export const JSON_CACHE_CHARACTERS = 16 * 1024 * 1024
+export const JSON_CACHE_CHARACTERS = 8 * 1024 * 1024
 
 let young = new Map<object, string>()
 let old = new Map<object, string>()

@@ -15,6 +15,7 @@ import { clip, integerParameter, invalidParameter, rejectUnknown } from '../cont
 import { allowHeader, operationFor } from './router.js'
 import type { ApiRoutes } from './routes.js'
 import { refuseUnsavable } from './unsavable.js'
+import type { Override } from '../state/overrides.js'
 import { overrideAnswer } from '../state/overrides.js'
 import { MAX_DELAY_MS } from '../state/runtime-config.js'
 
@@ -139,9 +140,12 @@ async function runApi(
   }
   // CONTRACT C2: an override answers a path the API lacks (a stub) without a token; on an API
   // path, after routing, authentication and permission, and before anything else.
-  const override = async () => {
+  // Null (no promise, no await) when no override matches: the common case costs nothing.
+  const override = () => {
     const found = instance.overrides.take(request.method, path, request.url.searchParams)
-    if (!found) return null
+    return found ? overridden(found) : null
+  }
+  const overridden = async (found: Override) => {
     seen.overrideId = found.id
     // What the client sent is kept for verification, when it is JSON (else just not journaled).
     if (BODY_METHODS.has(request.method)) {
@@ -173,8 +177,8 @@ async function runApi(
     if (forced) throw forced
   }
   if (principal) authorize(operation, principal, match.params, host.routes.ownParam)
-  const overridden = await override()
-  if (overridden) return overridden
+  const answer = override()
+  if (answer) return await answer
   if (WRITE_METHODS.has(request.method) && !path.startsWith('/sessions')) refuseUnsavable(instance)
   const ids = pathIds(match.params)
   const query = request.url.searchParams

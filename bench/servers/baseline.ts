@@ -74,3 +74,11 @@ server.listen(0, '127.0.0.1', () => {
   const { port } = server.address() as AddressInfo
   console.log(JSON.stringify({ url: `http://127.0.0.1:${port}` }))
 })
+
+/** CPU time used so far (user + system, µs), for the bench's per-request CPU view. */
+process.on('message', (message) => {
+  if (message === 'cpu') {
+    const { user, system } = process.cpuUsage()
+    process.send?.({ cpuMicros: user + system })
+  }
+})
