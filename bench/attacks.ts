@@ -6,9 +6,10 @@
  * block between `<!-- attacks:start -->` and `<!-- attacks:end -->`.
  */
 import { spawn } from 'node:child_process'
-import { readFileSync, writeFileSync } from 'node:fs'
+import { readFileSync } from 'node:fs'
 import { request } from 'node:http'
 import { resolve } from 'node:path'
+import { rewriteReadmeBlock } from './readme-block.js'
 
 const repo = resolve(import.meta.dirname, '..')
 const ADMIN = { authorization: 'Bearer sandbox-admin-token' }
@@ -262,7 +263,7 @@ for (const [name, attack] of attacks) {
   server.stop()
 }
 
-const block = [
+await rewriteReadmeBlock('attacks', [
   '<!-- attacks:start (npm run bench:attacks rewrites this block) -->',
   `Measured ${new Date().toISOString().slice(0, 10)} by \`npm run bench:attacks\` (Node ${process.versions.node}, server started with \`--max-old-space-size=512\`, a probe \`GET /users/1\` every 20 ms during each attack):`,
   '',
@@ -270,7 +271,4 @@ const block = [
   '| --- | --- | --- | --- | --- | --- |',
   ...rows,
   '<!-- attacks:end -->',
-].join('\n')
-const readmePath = resolve(repo, 'README.md')
-const readme = readFileSync(readmePath, 'utf8')
-writeFileSync(readmePath, readme.replace(/<!-- attacks:start[\s\S]*?<!-- attacks:end -->/, block))
+])

@@ -11,6 +11,8 @@ export interface LoadResult {
   p99: number
   /** Errors and responses outside 2xx. */
   errors: number
+  /** Server CPU time (user + system, µs) per answered request, when measured. */
+  cpuPerRequest?: number
 }
 
 const built = new URL('./.build/', import.meta.url)

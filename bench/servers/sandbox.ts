@@ -11,7 +11,6 @@ const server = await createSandboxServer({
   port: 0,
   ...countsFor(Number(users)),
   transport: transport as 'fast' | 'msw',
-  ...JSON.parse(process.env.SANDBOX_OPTS ?? '{}'),
 })
 const startMs = performance.now() - started
 const rssMb = process.memoryUsage().rss / 1e6
