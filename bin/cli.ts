@@ -124,12 +124,12 @@ export async function runCli(argv: string[]): Promise<void> {
           })
           .option('journal-body-bytes', {
             describe:
-              'Size of a request body the journal keeps, redacted and cut past it (0: none)',
+              'Size of a request or response body the journal keeps, redacted and cut past it (0: none)',
             default: bytes.format(defaultLimits.journal.bodyBytes),
             coerce: bytesFlag('journal-body-bytes', ...limitBounds.journalBodyBytes),
           })
           .option('journal-bytes', {
-            describe: "Size one sandbox's journal may take (oldest entries dropped)",
+            describe: "Size one sandbox's journal may take, bodies counted (oldest entries dropped)",
             default: bytes.format(defaultLimits.journal.bytes),
             coerce: bytesFlag('journal-bytes', ...limitBounds.journalBytes),
           })

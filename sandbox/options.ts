@@ -55,9 +55,9 @@ export interface SandboxOptions extends Partial<ShopCounts> {
   maxSandboxes?: number
   /** Requests kept in each sandbox's journal (default 1000; 0 turns the journal off). */
   journalSize?: number
-  /** Bytes of one request body the journal keeps, redacted (default 16 KiB; 0: no bodies). */
+  /** Bytes of one request or response body the journal keeps, redacted (default 16 KiB; 0: no bodies). */
   journalBodyBytes?: number
-  /** Bytes one sandbox's journal may take, estimated (default 4 MiB); the oldest entries go first. */
+  /** Bytes one sandbox's journal may take, bodies counted (default 4 MiB); the oldest entries go first. */
   journalBytes?: number
   /** Live session tokens per sandbox (default 10,000); past it `POST /sessions` gets 429. */
   maxSessions?: number
