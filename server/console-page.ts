@@ -1,4 +1,5 @@
 import type { IncomingMessage, ServerResponse } from 'node:http'
+import type { FrameHeaders } from './respond.js'
 
 /**
  * `GET /__sandbox/ui`: the sandbox console, one self-contained page (no CDN, no fonts) that
@@ -275,8 +276,9 @@ export function consolePage(): (
   req: IncomingMessage,
   res: ServerResponse,
   path: string,
+  frame: FrameHeaders,
 ) => boolean {
-  return (req, res, path) => {
+  return (req, res, path, frame) => {
     if (req.method !== 'GET' && req.method !== 'HEAD') return false
     let body: string
     let type: string
@@ -286,6 +288,7 @@ export function consolePage(): (
       ;[body, type] = [script, 'text/javascript; charset=utf-8']
     } else return false
     res.writeHead(200, {
+      ...frame,
       'content-type': type,
       'content-length': Buffer.byteLength(body),
       'cache-control': 'no-store',

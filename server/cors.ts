@@ -1,45 +1,42 @@
-import type { IncomingMessage, ServerResponse } from 'node:http'
+import type { IncomingMessage } from 'node:http'
 import { allowedMethods, corsAllowedHeaders, corsExposedHeaders } from '../http/cors-headers.js'
 import type { OriginPolicy } from './guard.js'
 
 const exposed = corsExposedHeaders.join(',')
 const allowedHeaders = corsAllowedHeaders.join(',')
 
+/** What CORS makes of a request: the headers its answer carries, and what happens next. */
+export interface Cors {
+  /** `preflight`: answer 204 with the headers; `refused`: answer 403; `next`: go on. */
+  outcome: 'preflight' | 'refused' | 'next'
+  /** The request id first, then the CORS headers of the answer. */
+  headers: Record<string, string>
+}
+
 /**
- * CORS of CONTRACT B6 and C3: the response headers for an allowed origin, and preflights
- * answered 204 without authentication. Returns `answered` for a preflight it answered,
- * `refused` for an origin that is not allowed (the caller answers 403), `next` to go on.
+ * CORS of CONTRACT B6 and C3: the response headers for an allowed origin; a preflight is
+ * answered 204 without authentication, an origin that is not allowed 403 (by the caller).
  * Without an `Origin` (curl, servers, tests) the answer is the same for everyone: two
- * constant headers.
+ * constant headers. Headers are returned, not set, so an answer writes them all at once.
  */
-export function applyCors(
-  req: IncomingMessage,
-  res: ServerResponse,
-  allows: OriginPolicy,
-): 'answered' | 'refused' | 'next' {
+export function cors(req: IncomingMessage, allows: OriginPolicy, requestId: string): Cors {
   const origin = req.headers.origin
-  const preflight = req.method === 'OPTIONS' && req.headers['access-control-request-method']
+  const preflight = req.method === 'OPTIONS' && !!req.headers['access-control-request-method']
+  const headers: Record<string, string> = { 'x-request-id': requestId }
   if (origin === undefined) {
-    res.setHeader('access-control-allow-origin', '*')
-    if (!preflight) {
-      res.setHeader('access-control-expose-headers', exposed)
-      return 'next'
-    }
+    headers['access-control-allow-origin'] = '*'
   } else {
-    res.setHeader('vary', 'Origin')
-    if (!allows(origin)) return 'refused'
-    res.setHeader('access-control-allow-origin', origin)
-    res.setHeader('access-control-allow-credentials', 'true')
-    if (!preflight) {
-      res.setHeader('access-control-expose-headers', exposed)
-      return 'next'
-    }
+    headers.vary = 'Origin'
+    if (!allows(origin)) return { outcome: 'refused', headers }
+    headers['access-control-allow-origin'] = origin
+    headers['access-control-allow-credentials'] = 'true'
   }
-  res.setHeader('access-control-allow-methods', allowedMethods)
-  res.setHeader('access-control-allow-headers', allowedHeaders)
-  res.setHeader('access-control-max-age', '86400')
-  res.setHeader('content-length', '0')
-  res.writeHead(204)
-  res.end()
-  return 'answered'
+  if (!preflight) {
+    headers['access-control-expose-headers'] = exposed
+    return { outcome: 'next', headers }
+  }
+  headers['access-control-allow-methods'] = allowedMethods
+  headers['access-control-allow-headers'] = allowedHeaders
+  headers['access-control-max-age'] = '86400'
+  return { outcome: 'preflight', headers }
 }

@@ -2,6 +2,7 @@ import { readFile } from 'node:fs/promises'
 import type { IncomingMessage, ServerResponse } from 'node:http'
 import { createRequire } from 'node:module'
 import { dirname, extname, join } from 'node:path'
+import type { FrameHeaders } from './respond.js'
 
 /** Folder of swagger-ui-dist, the reference page's viewer, served from node_modules (no CDN). */
 function swaggerUiFolder(): string {
@@ -51,15 +52,20 @@ const assets = new Set(['swagger-ui.css', 'swagger-ui-bundle.js', 'favicon-32x32
  * scripts and styles come from the installed swagger-ui-dist package. Returns false for
  * paths that are not its own.
  */
-export function docsPage(): (req: IncomingMessage, res: ServerResponse, path: string) => boolean {
+export function docsPage(): (
+  req: IncomingMessage,
+  res: ServerResponse,
+  path: string,
+  frame: FrameHeaders,
+) => boolean {
   let folder: string | undefined
   const cache = new Map<string, Promise<Buffer>>()
-  return (req, res, path) => {
+  return (req, res, path, frame) => {
     if (req.method !== 'GET' && req.method !== 'HEAD') return false
     if (path === '/docs' || path === '/docs/') {
-      send(req, res, types['.html']!, page)
+      send(req, res, frame, types['.html']!, page)
     } else if (path === '/docs/init.js') {
-      send(req, res, types['.js']!, init)
+      send(req, res, frame, types['.js']!, init)
     } else if (path.startsWith('/docs/assets/') && assets.has(path.slice(13))) {
       const name = path.slice(13)
       folder ??= swaggerUiFolder()
@@ -69,10 +75,10 @@ export function docsPage(): (req: IncomingMessage, res: ServerResponse, path: st
         cache.set(name, file)
       }
       file.then(
-        (bytes) => send(req, res, types[extname(name)]!, bytes, 'public, max-age=3600'),
+        (bytes) => send(req, res, frame, types[extname(name)]!, bytes, 'public, max-age=3600'),
         () => {
           cache.delete(name)
-          res.writeHead(404).end()
+          res.writeHead(404, frame).end()
         },
       )
     } else {
@@ -85,11 +91,13 @@ export function docsPage(): (req: IncomingMessage, res: ServerResponse, path: st
 function send(
   req: IncomingMessage,
   res: ServerResponse,
+  frame: FrameHeaders,
   type: string,
   body: string | Buffer,
   cache = 'no-cache',
 ): void {
   res.writeHead(200, {
+    ...frame,
     'content-type': type,
     'content-length': Buffer.byteLength(body),
     'cache-control': cache,

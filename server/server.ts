@@ -9,7 +9,7 @@ import { requestIdFor } from '../http/pipeline.js'
 import type { Sandbox } from '../sandbox/create-sandbox.js'
 import { createSandbox } from '../sandbox/create-sandbox.js'
 import type { SandboxOptions } from '../sandbox/options.js'
-import { applyCors } from './cors.js'
+import { cors } from './cors.js'
 import type { AllowedHosts } from './guard.js'
 import { hostGuard, originPolicy, originRefused } from './guard.js'
 import { consolePage } from './console-page.js'
@@ -18,7 +18,8 @@ import type { Frame } from './msw-transport.js'
 import { BodyBudget, fromNodeRequest, requestUrl } from './node-request.js'
 import { DataFile } from './persistence.js'
 import { requestLog } from './request-log.js'
-import { discardBody, sendAnswer } from './respond.js'
+import type { FrameHeaders } from './respond.js'
+import { discardBody, sendAnswer, setFrame } from './respond.js'
 import type { ServerTimeouts } from './timeouts.js'
 import { timeouts } from './timeouts.js'
 
@@ -222,25 +223,26 @@ interface ListenerOptions {
  * the `msw` transport, for the requests its handler claims).
  */
 function requestListener(sandbox: Sandbox, options: ListenerOptions) {
-  const refuse = (req: IncomingMessage, res: ServerResponse, error: ApiError) => {
+  const refuse = (
+    req: IncomingMessage,
+    res: ServerResponse,
+    error: ApiError,
+    frame: FrameHeaders,
+  ) => {
     res.once('finish', () => {
       if (!req.complete) discardBody(req)
     })
-    const answer = failure(error)
-    sendAnswer(req, res, {
-      ...answer,
-      headers: { ...answer.headers, 'x-request-id': String(res.getHeader('x-request-id')) },
-    })
+    sendAnswer(req, res, failure(error), frame)
   }
   const docs = docsPage()
   const ui = consolePage()
   const { onUnexpectedError } = sandbox.options
-  const pipeline = (req: IncomingMessage, res: ServerResponse, url: URL) => {
+  const pipeline = (req: IncomingMessage, res: ServerResponse, url: URL, frame: FrameHeaders) => {
     sandbox.handle(fromNodeRequest(req, url, options.bodies)).then(
-      (answer) => sendAnswer(req, res, answer),
+      (answer) => sendAnswer(req, res, answer, frame),
       (error: unknown) => {
         onUnexpectedError(error)
-        sendAnswer(req, res, failure(ApiError.of('internalError')))
+        sendAnswer(req, res, failure(ApiError.of('internalError')), frame)
       },
     )
   }
@@ -248,22 +250,23 @@ function requestListener(sandbox: Sandbox, options: ListenerOptions) {
     const sent = req.headers['x-request-id']
     const id = requestIdFor(typeof sent === 'string' ? sent : null)
     req.headers['x-request-id'] = id
-    res.setHeader('x-request-id', id)
     const url = requestUrl(req.url)
     if (!url) {
-      const answer = failure(
-        ApiError.of('invalidParameter', 'the request target is not a valid path'),
-      )
-      sendAnswer(req, res, { ...answer, headers: { ...answer.headers, 'x-request-id': id } })
-      return
+      const error = ApiError.of('invalidParameter', 'the request target is not a valid path')
+      return sendAnswer(req, res, failure(error), { 'x-request-id': id })
     }
     const refusal = options.hosts(req.headers.host)
-    if (refusal) return refuse(req, res, refusal)
-    const cors = applyCors(req, res, options.origins)
-    if (cors === 'answered') return
-    if (cors === 'refused') return refuse(req, res, originRefused(req.headers.origin!))
-    if (docs(req, res, url.pathname)) return
-    if (sandbox.options.control && ui(req, res, url.pathname)) return
+    if (refusal) return refuse(req, res, refusal, { 'x-request-id': id })
+    // The request id and CORS headers are collected, not set: an answer writes all at once.
+    const { outcome, headers: frame } = cors(req, options.origins, id)
+    if (outcome === 'preflight') {
+      res.writeHead(204, { ...frame, 'content-length': '0' })
+      res.end()
+      return
+    }
+    if (outcome === 'refused') return refuse(req, res, originRefused(req.headers.origin!), frame)
+    if (docs(req, res, url.pathname, frame)) return
+    if (sandbox.options.control && ui(req, res, url.pathname, frame)) return
     const { msw } = options
     if (
       msw &&
@@ -271,17 +274,18 @@ function requestListener(sandbox: Sandbox, options: ListenerOptions) {
       !(req.url ?? '').startsWith('//') &&
       sandbox.claims(url)
     ) {
+      setFrame(res, frame)
       msw(req, res, url, (error) => {
-        if (error === undefined) pipeline(req, res, url)
+        if (error === undefined) pipeline(req, res, url, frame)
         else {
           onUnexpectedError(error)
           if (res.headersSent) res.destroy()
-          else sendAnswer(req, res, failure(ApiError.of('internalError')))
+          else sendAnswer(req, res, failure(ApiError.of('internalError')), frame)
         }
       })
       return
     }
-    pipeline(req, res, url)
+    pipeline(req, res, url, frame)
   }
   const { log } = options
   return (req: IncomingMessage, res: ServerResponse) => {
