@@ -129,7 +129,8 @@ export async function runCli(argv: string[]): Promise<void> {
             coerce: bytesFlag('journal-body-bytes', ...limitBounds.journalBodyBytes),
           })
           .option('journal-bytes', {
-            describe: "Size one sandbox's journal may take, bodies counted (oldest entries dropped)",
+            describe:
+              "Size one sandbox's journal may take, bodies counted (oldest entries dropped)",
             default: bytes.format(defaultLimits.journal.bytes),
             coerce: bytesFlag('journal-bytes', ...limitBounds.journalBytes),
           })
