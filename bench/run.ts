@@ -167,6 +167,11 @@ const soaked = await soak(10_000, soakSeconds)
 const ratio = (row: Row) => row.sandbox.rps / row.baseline.rps
 const cpuRatio = (row: Row) =>
   (row.baseline.cpuPerRequest ?? Number.NaN) / (row.sandbox.cpuPerRequest ?? Number.NaN)
+/** Server µs per request, sandbox (baseline), where measured. */
+const cpuCell = (row: Row) =>
+  row.sandbox.cpuPerRequest === undefined
+    ? ''
+    : `${row.sandbox.cpuPerRequest.toFixed(1)} (${row.baseline.cpuPerRequest!.toFixed(1)})`
 console.log(
   `\n${table(
     [
@@ -191,9 +196,7 @@ console.log(
       row.baseline.rps,
       `${Math.round(ratio(row) * 100)}%`,
       row.msw ? `${row.msw.rps} (${Math.round((row.msw.rps / row.baseline.rps) * 100)}%)` : '',
-      row.sandbox.cpuPerRequest === undefined
-        ? ''
-        : `${row.sandbox.cpuPerRequest.toFixed(1)} (${row.baseline.cpuPerRequest!.toFixed(1)})`,
+      cpuCell(row),
     ]),
   )}`,
 )
@@ -396,7 +399,7 @@ if (fullRun) {
     '| --: | --- | --: | --: | --: | --: | --: | --: | --: |',
     ...rows.map(
       (row) =>
-        `| ${n(row.size)} | ${scenarioName(row.scenario)} | ${n(row.sandbox.rps)} | ${row.sandbox.p50} / ${row.sandbox.p99} | ${row.sandbox.errors} | ${n(row.baseline.rps)} | ${percent(ratio(row))} | ${row.sandbox.cpuPerRequest === undefined ? '' : `${row.sandbox.cpuPerRequest.toFixed(1)} (${row.baseline.cpuPerRequest!.toFixed(1)})`} | ${row.msw ? `${n(row.msw.rps)} (${percent(row.msw.rps / row.baseline.rps)})` : ''} |`,
+        `| ${n(row.size)} | ${scenarioName(row.scenario)} | ${n(row.sandbox.rps)} | ${row.sandbox.p50} / ${row.sandbox.p99} | ${row.sandbox.errors} | ${n(row.baseline.rps)} | ${percent(ratio(row))} | ${cpuCell(row)} | ${row.msw ? `${n(row.msw.rps)} (${percent(row.msw.rps / row.baseline.rps)})` : ''} |`,
     ),
     '',
     'In-process:',

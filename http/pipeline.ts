@@ -108,12 +108,10 @@ async function journaled(
       path: request.url.pathname,
       apiPath: path,
       search: request.url.search,
-      status: response.status,
       durationMs: Math.round((performance.now() - started) * 100) / 100,
       body: seen.body,
       overrideId: seen.overrideId,
       response,
-      responseCode: response.code,
     })
   }
   return response

@@ -250,15 +250,16 @@ function requestListener(sandbox: Sandbox, options: ListenerOptions) {
     const sent = req.headers['x-request-id']
     const id = requestIdFor(typeof sent === 'string' ? sent : null)
     req.headers['x-request-id'] = id
+    // The headers every answer carries are collected, not set: an answer writes all at once.
+    const frame: Record<string, string> = { 'x-request-id': id }
     const url = requestUrl(req.url)
     if (!url) {
       const error = ApiError.of('invalidParameter', 'the request target is not a valid path')
-      return sendAnswer(req, res, failure(error), { 'x-request-id': id })
+      return sendAnswer(req, res, failure(error), frame)
     }
     const refusal = options.hosts(req.headers.host)
-    if (refusal) return refuse(req, res, refusal, { 'x-request-id': id })
-    // The request id and CORS headers are collected, not set: an answer writes all at once.
-    const { outcome, headers: frame } = cors(req, options.origins, id)
+    if (refusal) return refuse(req, res, refusal, frame)
+    const outcome = cors(req, options.origins, frame)
     if (outcome === 'preflight') {
       res.writeHead(204, { ...frame, 'content-length': '0' })
       res.end()

@@ -30,16 +30,14 @@ export interface JournalRecord {
   path: string
   /** The raw query string (`?a=1`), parsed only when read. */
   search: string
-  status: number
   durationMs: number
   /** The parsed body (never mutated after parsing); undefined when there was none. */
   body?: unknown
-  responseCode: number | null
   overrideId?: number | undefined
   /** The path relative to the base path (what filters and overrides match). */
   apiPath?: string | undefined
-  /** The answer: its body is kept (or what it was made from, see `ApiResponse.data`). */
-  response?: ApiResponse | undefined
+  /** The answer: its status and code, and its body (or what it was made from, see `ApiResponse.data`). */
+  response: ApiResponse
 }
 
 /** What `GET /__sandbox/requests` and `sandbox.requests()` filter by (CONTRACT C2). */
@@ -130,7 +128,7 @@ export class Journal {
     let responseCutFrom: number | undefined
     let responseLength = 0
     const answer = record.response
-    if (answer?.body != null && bodyBytes > 0) {
+    if (answer.body !== null && bodyBytes > 0) {
       const sent = answer.body
       if (sent.length <= bodyBytes) {
         if ('data' in answer) {
@@ -160,9 +158,9 @@ export class Journal {
       path: record.path,
       apiPath: record.apiPath,
       search: record.search,
-      status: record.status,
+      status: record.response.status,
       durationMs: record.durationMs,
-      responseCode: record.responseCode,
+      responseCode: record.response.code,
       overrideId: record.overrideId,
       bodyText,
       cutFrom,

@@ -3,6 +3,7 @@ import { createServer } from 'node:http'
 import type { AddressInfo } from 'node:net'
 import { seedData } from '../../index.js'
 import { countsFor } from '../scenarios.js'
+import { reportCpu } from './report-cpu.js'
 
 /**
  * The baseline: bare node:http serving the same data from plain arrays, with the least code
@@ -75,10 +76,4 @@ server.listen(0, '127.0.0.1', () => {
   console.log(JSON.stringify({ url: `http://127.0.0.1:${port}` }))
 })
 
-/** CPU time used so far (user + system, µs), for the bench's per-request CPU view. */
-process.on('message', (message) => {
-  if (message === 'cpu') {
-    const { user, system } = process.cpuUsage()
-    process.send?.({ cpuMicros: user + system })
-  }
-})
+reportCpu()

@@ -1,5 +1,6 @@
 import { createSandboxServer } from '../../node/index.js'
 import { countsFor } from '../scenarios.js'
+import { reportCpu } from './report-cpu.js'
 
 /**
  * The sandbox server as users run it (bundled to plain JavaScript by the bench, as `npm run build` would compile it). Reports how long it took to
@@ -25,13 +26,9 @@ console.log(
   }),
 )
 
+reportCpu()
 /** Memory after a full GC (GC is exposed in the bench), so growth means memory still held. */
 process.on('message', (message) => {
-  if (message === 'cpu') {
-    const { user, system } = process.cpuUsage()
-    process.send?.({ cpuMicros: user + system })
-    return
-  }
   if (message !== 'rss') return
   ;(globalThis as { gc?: () => void }).gc?.()
   const { rss, heapUsed } = process.memoryUsage()
