@@ -1,7 +1,4 @@
 import type { Faker } from '@faker-js/faker'
-// The package's index evaluates every locale (~100 ms); the base locale's module holds just the
-// Faker class (through its instance), which is all the seeder needs with its own locale slice.
-import { faker as baseFaker } from '@faker-js/faker/locale/base'
 import { definedOnly } from '../db/defined-only.js'
 import type { ProgressReporter } from '../db/progress.js'
 import type { Snapshot } from '../db/store.js'
@@ -9,8 +6,7 @@ import { foldCase } from '../db/store.js'
 import type { Catalog } from './catalog.js'
 import type { Row } from './define.js'
 import { seedLocale } from './faker-locale.js'
-
-const FakerClass = baseFaker.constructor as typeof Faker
+import { fakerClass, readPrepared } from './seed-sources.js'
 
 export const DEFAULT_SEED = 1
 
@@ -53,10 +49,46 @@ export function resolveSeedOptions(
   return resolved
 }
 
+/** The data set a build prepared for a catalog's default seed and counts, as `npm run build` writes it. */
+export interface PreparedSeed {
+  counts: Record<string, number>
+  snapshot: Snapshot
+}
+
+/** Catalogs whose default data set the build prepares, by the file it writes (see {@link seedCatalog}). */
+const preparedFiles = new Map<Catalog, string>()
+
+/**
+ * Has the build prepare `catalog`'s default data set as `file` (JSON beside the seeder), so a
+ * sandbox with those defaults loads it instead of loading faker and generating it. The shop's
+ * catalog is the one: scripts/build-esm.ts writes each registered catalog's file.
+ */
+export function prepareDefaultSeed(catalog: Catalog, file: string): void {
+  preparedFiles.set(catalog, file)
+}
+
+/** Every catalog {@link prepareDefaultSeed} registered, with its file. */
+export function preparedSeedFiles(): ReadonlyMap<Catalog, string> {
+  return preparedFiles
+}
+
+/** The prepared data set of `catalog` for `counts`, when the build wrote one for exactly those. */
+function preparedSeed(catalog: Catalog, counts: Record<string, number>): Snapshot | undefined {
+  const file = preparedFiles.get(catalog)
+  const prepared = file === undefined ? undefined : (readPrepared(file) as PreparedSeed | undefined)
+  if (!prepared) return undefined
+  const keys = Object.keys(counts)
+  const same =
+    keys.length === Object.keys(prepared.counts).length &&
+    keys.every((key) => prepared.counts[key] === counts[key])
+  return same ? prepared.snapshot : undefined
+}
+
 /**
  * Generates a sandbox's data set, deterministically: one faker, seeded, runs every resource's
  * seeder in definition order, and every date is derived from {@link REFERENCE_DATE}, never from
- * the clock.
+ * the clock. A data set the build prepared for the same catalog, seed and counts is read
+ * instead (the same bytes, without loading faker).
  */
 export function seedCatalog(
   catalog: Catalog,
@@ -65,7 +97,13 @@ export function seedCatalog(
 ): Snapshot {
   const counts = resolveSeedOptions(catalog, options)
   const total = catalog.resources.reduce((sum, { name }) => sum + counts[name]!, 0)
-  const faker = new FakerClass({ locale: [seedLocale], seed: counts.seed })
+  const prepared = preparedSeed(catalog, counts)
+  if (prepared) {
+    onProgress?.('generating', total, total)
+    return prepared
+  }
+  const FakerClass = fakerClass()
+  const faker = new FakerClass({ locale: [seedLocale()], seed: counts.seed })
   const reference = Date.parse(REFERENCE_DATE)
   const data: Record<string, Row[]> = {}
   const nextIds: Record<string, number> = {}

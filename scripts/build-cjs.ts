@@ -3,7 +3,8 @@
  * every module of `dist/` (but the ESM-only CLI) turned into CommonJS under `dist/cjs/`, beside
  * a copy of its `.d.ts` (so a CommonJS TypeScript consumer resolves msw's types the same way its
  * own code does). faker 10 ships only ESM, which Jest's CommonJS runtime cannot load, so the
- * seeder's part of it is bundled in as `dist/cjs/vendor/faker.js`.
+ * seeder's part of it is bundled in as `dist/cjs/vendor/faker.js`. The default data set is
+ * written beside the seeder's loader by scripts/build-esm.ts, as for the ESM build.
  *
  * Runs after `tsc` in `npm run build`.
  */
@@ -57,13 +58,20 @@ for (const file of all.filter((name) => name.endsWith('.d.ts'))) {
   mkdirSync(dirname(target), { recursive: true })
   copyFileSync(file, target)
 }
-// The seeder requires the bundled faker instead of the ESM-only package.
-const seed = join(out, 'resources', 'seed.js')
-const source = readFileSync(seed, 'utf8')
+// faker 10 is ESM only: the CommonJS build requires its bundled copy instead, synchronously, from
+// the seeder's loader (replaced whole: Jest then loads faker in the test's own module registry)
+// and from the browser entry.
+writeFileSync(
+  join(out, 'resources', 'require-faker.js'),
+  `"use strict";exports.requireFaker=()=>require("../vendor/faker.js");\n`,
+)
+const browserEntry = join(out, 'browser', 'index.js')
+const source = readFileSync(browserEntry, 'utf8')
 const patched = source.replace(
   'require("@faker-js/faker/locale/base")',
   'require("../vendor/faker.js")',
 )
-if (patched === source) throw new Error(`${seed}: no require of faker's base locale to replace`)
-writeFileSync(seed, patched)
+if (patched === source)
+  throw new Error(`${browserEntry}: no require of faker's base locale to replace`)
+writeFileSync(browserEntry, patched)
 writeFileSync(join(out, 'package.json'), `${JSON.stringify({ type: 'commonjs' })}\n`)

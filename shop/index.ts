@@ -2,7 +2,7 @@ import type { ProgressReporter } from '../db/progress.js'
 import type { Store } from '../db/store.js'
 import type { DocumentCheck } from '../resources/document.js'
 import { checkDocument as checkDocumentOf, documentSchemas } from '../resources/document.js'
-import { DEFAULT_SEED, seedCatalog } from '../resources/seed.js'
+import { DEFAULT_SEED, prepareDefaultSeed, seedCatalog } from '../resources/seed.js'
 import type { Named } from '../resources/define.js'
 import { Catalog } from '../resources/catalog.js'
 import { orders } from './orders.js'
@@ -27,6 +27,7 @@ export const shopApi = {
 
 /** The shop's resources compiled once, shared by every sandbox that adds none. */
 export const shopCatalog = new Catalog(shopResources)
+prepareDefaultSeed(shopCatalog, 'shop-seed.json')
 
 /** The whole data set as one JSON document: `{ users: User[], products: Product[], orders: Order[] }`. */
 export type DbDocument = Named<typeof shopResources, 'records'>

@@ -5,7 +5,7 @@ import { fakerLocaleSubset } from '../../scripts/faker-locale-subset.js'
 
 describe("the seeder's slice of faker's en locale", () => {
   it('matches the installed faker (else run: npx tsx scripts/faker-locale.ts)', () => {
-    expect(seedLocale).toEqual(fakerLocaleSubset())
+    expect(seedLocale()).toEqual(fakerLocaleSubset())
   })
 
   it('seeds byte-identical data to the full en + base locales', async () => {
@@ -13,7 +13,7 @@ describe("the seeder's slice of faker's en locale", () => {
     const { seedData } = await import('../../shop/index.js')
     const sliced = sizes.map((size) => JSON.stringify(seedData(size)))
     vi.resetModules()
-    vi.doMock('../../resources/faker-locale.js', () => ({ seedLocale: { ...base, ...en } }))
+    vi.doMock('../../resources/faker-locale.js', () => ({ seedLocale: () => ({ ...base, ...en }) }))
     const full = await import('../../shop/index.js')
     expect(full.seedData).not.toBe(seedData)
     sizes.forEach((size, i) => expect(JSON.stringify(full.seedData(size))).toBe(sliced[i]))

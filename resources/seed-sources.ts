@@ -1,0 +1,45 @@
+import type { Faker } from '@faker-js/faker'
+import { requireFaker } from './require-faker.js'
+
+/**
+ * Where the seeder's two inputs come from, loaded only when a data set is generated: faker's
+ * class, and data sets prepared at build time. Loading faker costs a fresh test file ~10–20 ms
+ * (issue 18); a sandbox with the default seed and counts never needs it in Node, since the build
+ * writes that data set as JSON beside this module and {@link readPrepared} reads it.
+ *
+ * - In Node (ESM and CommonJS), faker is required synchronously when first needed
+ *   (./require-faker.ts), so `createSandbox` stays synchronous.
+ * - In a browser there is no `require`: the browser entry gives faker with {@link provideFaker}.
+ */
+let FakerClass: typeof Faker | undefined
+
+/** Gives the seeder faker's class from an instance (the browser entry imports faker itself). */
+export function provideFaker(faker: Faker): void {
+  FakerClass ??= faker.constructor as typeof Faker
+}
+
+/** faker's class: given, or required on first use. */
+export function fakerClass(): typeof Faker {
+  if (!FakerClass) {
+    const module = requireFaker()
+    if (!module)
+      throw new Error(
+        "shop-sandbox: faker is not loaded; in a browser import from 'shop-sandbox/browser'",
+      )
+    provideFaker(module.faker)
+  }
+  return FakerClass!
+}
+
+/** A JSON file the build wrote beside this module, parsed; undefined when there is none. */
+export function readPrepared(file: string): unknown {
+  const fs = globalThis.process?.getBuiltinModule?.('node:fs')
+  if (!fs) return undefined
+  let text: string
+  try {
+    text = fs.readFileSync(new URL(file, import.meta.url), 'utf8')
+  } catch {
+    return undefined
+  }
+  return JSON.parse(text)
+}

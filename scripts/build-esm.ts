@@ -1,0 +1,84 @@
+/**
+ * The ESM half of the package: the entry points of `dist/` (the package's three exports and the
+ * CLI) bundled with code splitting, so what they share is one chunk under `dist/chunks/` and
+ * what only some paths need (the server, the msw transport) stays behind a dynamic import.
+ * zod is bundled in, tree-shaken: loading it as a package costs a fresh test file more than
+ * everything else the sandbox does before its first answer (its entry loads every one of its
+ * ~45 locales, each a module Node reads, links and compiles; measured in the README's design
+ * notes). The other dependencies and msw stay external: msw must be the app's own, faker is
+ * loaded only to generate data (resources/seed-sources.ts), the rest only on the CLI's and the
+ * server's paths.
+ *
+ * Runs after `tsc` (whose `.d.ts` files stay where they are) and after `build-cjs.ts` (which
+ * reads tsc's per-module output) in `npm run build`; it removes that per-module ESM output.
+ * Then it writes the data sets prepared for the default seed and counts (resources/seed.ts
+ * `prepareDefaultSeed`: a sandbox with the defaults reads them instead of loading faker).
+ */
+import { build } from 'esbuild'
+import { cpSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
+import { dirname, join } from 'node:path'
+import type { PreparedSeed } from '../resources/seed.js'
+import { preparedSeedFiles, resolveSeedOptions, seedCatalog } from '../resources/seed.js'
+import '../shop/index.js'
+
+const dist = 'dist'
+/** The modules bundled into the package instead of loaded from node_modules. */
+const bundled = new Set(['zod'])
+const manifest = JSON.parse(readFileSync('package.json', 'utf8')) as {
+  dependencies: Record<string, string>
+  peerDependencies: Record<string, string>
+}
+const external = Object.keys({ ...manifest.dependencies, ...manifest.peerDependencies })
+  .filter((name) => !bundled.has(name))
+  .flatMap((name) => [name, `${name}/*`])
+
+const entryPoints = ['index.js', 'node/index.js', 'browser/index.js', 'bin/shop-sandbox.js'].map(
+  (entry) => join(dist, entry),
+)
+const result = await build({
+  entryPoints,
+  bundle: true,
+  splitting: true,
+  format: 'esm',
+  platform: 'node',
+  target: 'node20',
+  external,
+  outdir: join(dist, '.esm'),
+  outbase: dist,
+  chunkNames: 'chunks/[name]-[hash]',
+  legalComments: 'inline',
+  minifyWhitespace: true,
+  minifySyntax: true,
+  logLevel: 'warning',
+  write: true,
+  metafile: true,
+})
+if (result.errors.length > 0) process.exit(1)
+
+// Replace tsc's per-module ESM output with the bundles; keep its declarations.
+function jsFiles(folder: string): string[] {
+  return readdirSync(folder, { withFileTypes: true }).flatMap((entry) => {
+    const path = join(folder, entry.name)
+    if (entry.isDirectory()) return ['cjs', '.esm'].includes(entry.name) ? [] : jsFiles(path)
+    return entry.name.endsWith('.js') ? [path] : []
+  })
+}
+for (const file of jsFiles(dist)) rmSync(file)
+cpSync(join(dist, '.esm'), dist, { recursive: true })
+rmSync(join(dist, '.esm'), { recursive: true })
+
+// The default data sets, as JSON beside the module that reads them (resources/seed-sources.ts):
+// in the ESM build, the chunk it landed in; in the CommonJS build, its own folder.
+const reader = join(dist, 'resources', 'seed-sources.js')
+const chunk = Object.entries(result.metafile.outputs).find(([, output]) => reader in output.inputs)
+if (!chunk) throw new Error(`no output holds ${reader}`)
+const folders = [
+  dirname(join(dist, chunk[0].slice(join(dist, '.esm').length + 1))),
+  join(dist, 'cjs', 'resources'),
+]
+for (const [catalog, file] of preparedSeedFiles()) {
+  const counts = resolveSeedOptions(catalog)
+  const prepared: PreparedSeed = { counts, snapshot: seedCatalog(catalog, counts) }
+  const text = JSON.stringify(prepared)
+  for (const folder of folders) writeFileSync(join(folder, file), text)
+}
