@@ -13,6 +13,8 @@ import { copyFileSync, mkdirSync, readdirSync, readFileSync, writeFileSync } fro
 import { dirname, join, relative } from 'node:path'
 
 const dist = 'dist'
+/** faker's module the seeder uses (ESM only): bundled for this build, required in its place. */
+const fakerModule = '@faker-js/faker/locale/base'
 const out = join(dist, 'cjs')
 /** Folders of dist/ that stay ESM only: the CLI (yargs is ESM-only) and the CommonJS copy itself. */
 const esmOnly = new Set(['bin', 'cjs'])
@@ -43,7 +45,7 @@ await build({
   banner: { js: `const __importMetaUrl = require('node:url').pathToFileURL(__filename).href;` },
 })
 await build({
-  stdin: { contents: `export { faker } from '@faker-js/faker/locale/base'`, resolveDir: '.' },
+  stdin: { contents: `export { faker } from '${fakerModule}'`, resolveDir: '.' },
   bundle: true,
   outfile: join(out, 'vendor', 'faker.js'),
   format: 'cjs',
@@ -67,10 +69,7 @@ writeFileSync(
 )
 const browserEntry = join(out, 'browser', 'index.js')
 const source = readFileSync(browserEntry, 'utf8')
-const patched = source.replace(
-  'require("@faker-js/faker/locale/base")',
-  'require("../vendor/faker.js")',
-)
+const patched = source.replace(`require("${fakerModule}")`, 'require("../vendor/faker.js")')
 if (patched === source)
   throw new Error(`${browserEntry}: no require of faker's base locale to replace`)
 writeFileSync(browserEntry, patched)

@@ -16,7 +16,7 @@
  */
 import { build } from 'esbuild'
 import { cpSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
-import { dirname, join } from 'node:path'
+import { dirname, join, relative } from 'node:path'
 import type { PreparedSeed } from '../resources/seed.js'
 import { preparedSeedFiles, resolveSeedOptions, seedCatalog } from '../resources/seed.js'
 import '../shop/index.js'
@@ -73,7 +73,7 @@ const reader = join(dist, 'resources', 'seed-sources.js')
 const chunk = Object.entries(result.metafile.outputs).find(([, output]) => reader in output.inputs)
 if (!chunk) throw new Error(`no output holds ${reader}`)
 const folders = [
-  dirname(join(dist, chunk[0].slice(join(dist, '.esm').length + 1))),
+  dirname(join(dist, relative(join(dist, '.esm'), chunk[0]))),
   join(dist, 'cjs', 'resources'),
 ]
 for (const [catalog, file] of preparedSeedFiles()) {
