@@ -50,21 +50,36 @@ export const WRITE_METHODS: ReadonlySet<string> = new Set([...BODY_METHODS, 'DEL
 /**
  * Handles one request from start to finish, in the order of checks of CONTRACT B4, and never
  * throws: every failure becomes an envelope, anything unexpected a 500 that leaks nothing.
+ * Answers synchronously when nothing on the way waits (no body to read, no delay, no
+ * override): most reads. A promise only when something does, so the Node server writes most
+ * answers in the same tick, without the promise steps of an async chain.
  */
-export async function handle(host: PipelineHost, request: ApiRequest): Promise<ApiResponse> {
+export function answer(
+  host: PipelineHost,
+  request: ApiRequest,
+): ApiResponse | Promise<ApiResponse> {
   const requestId = requestIdFor(request.header('x-request-id'))
-  let response: ApiResponse
+  let result: ApiResponse | Promise<ApiResponse>
   try {
-    response = await dispatch(host, request)
+    result = dispatch(host, request)
   } catch (error) {
-    response = toErrorResponse(host, error)
+    result = toErrorResponse(host, error)
   }
+  if (!(result instanceof Promise)) return finish(request, requestId, result)
+  return result.then(
+    (response) => finish(request, requestId, response),
+    (error: unknown) => finish(request, requestId, toErrorResponse(host, error)),
+  )
+}
+
+/** Every answer carries the request id; a HEAD answer has no body. */
+function finish(request: ApiRequest, requestId: string, response: ApiResponse): ApiResponse {
   response.headers['x-request-id'] = requestId
   if (request.method === 'HEAD') response.body = null
   return response
 }
 
-async function dispatch(host: PipelineHost, request: ApiRequest): Promise<ApiResponse> {
+function dispatch(host: PipelineHost, request: ApiRequest): ApiResponse | Promise<ApiResponse> {
   const { pathname } = request.url
   const documents = host.documents(request, pathname)
   if (documents) return documents
@@ -73,42 +88,61 @@ async function dispatch(host: PipelineHost, request: ApiRequest): Promise<ApiRes
   const underBase = basePath === '' || pathname === basePath || pathname.startsWith(`${basePath}/`)
   if (!isControl && !underBase) throw noRoute(request)
   const instance = host.instanceFor(sandboxId(request))
+  let result: ApiResponse | Promise<ApiResponse>
   try {
     if (isControl) {
       const answer = host.control(request, pathname.slice(CONTROL_PREFIX.length) || '/', instance)
       if (!answer) throw noRoute(request)
-      return await answer
+      result = answer
+    } else {
+      result = journaled(host, instance, request, pathname, pathname.slice(basePath.length) || '/')
     }
-    return await journaled(host, instance, request, pathname.slice(basePath.length) || '/')
-  } finally {
+  } catch (error) {
     host.settle(instance)
+    throw error
   }
+  if (result instanceof Promise) return result.finally(() => host.settle(instance))
+  host.settle(instance)
+  return result
 }
 
 /** Runs an API request and records it in the sandbox's journal. */
-async function journaled(
+function journaled(
   host: PipelineHost,
   instance: SandboxInstance,
   request: ApiRequest,
+  pathname: string,
   path: string,
-): Promise<ApiResponse> {
-  const at = host.now()
-  const started = performance.now()
-  const seen: { body?: unknown; bytes?: number; overrideId?: number } = {}
-  let response: ApiResponse
+): ApiResponse | Promise<ApiResponse> {
+  const seen: Seen = { at: host.now(), started: performance.now(), pathname, path }
+  let result: ApiResponse | Promise<ApiResponse>
   try {
-    response = await runApi(host, instance, request, path, seen)
+    result = runApi(host, instance, request, path, seen)
   } catch (error) {
-    response = toErrorResponse(host, error)
+    result = toErrorResponse(host, error)
   }
+  if (!(result instanceof Promise)) return record(instance, request, seen, result)
+  return result.then(
+    (response) => record(instance, request, seen, response),
+    (error: unknown) => record(instance, request, seen, toErrorResponse(host, error)),
+  )
+}
+
+/** Adds a request and its answer to the sandbox's journal (not a preflight); returns the answer. */
+function record(
+  instance: SandboxInstance,
+  request: ApiRequest,
+  seen: Seen,
+  response: ApiResponse,
+): ApiResponse {
   if (request.method !== 'OPTIONS') {
     instance.journal.add({
-      at,
+      at: seen.at,
       method: request.method,
-      path: request.url.pathname,
-      apiPath: path,
+      path: seen.pathname,
+      apiPath: seen.path,
       search: request.url.search,
-      durationMs: Math.round((performance.now() - started) * 100) / 100,
+      durationMs: Math.round((performance.now() - seen.started) * 100) / 100,
       body: seen.body,
       overrideId: seen.overrideId,
       response,
@@ -117,34 +151,47 @@ async function journaled(
   return response
 }
 
-async function runApi(
+/** What the journal keeps of a request besides its answer, gathered on the way. */
+interface Seen {
+  /** When it came (the sandbox's clock) and when it started (for its duration). */
+  at: number
+  started: number
+  pathname: string
+  /** The path under the base path. */
+  path: string
+  body?: unknown
+  bytes?: number
+  overrideId?: number
+}
+
+function runApi(
   host: PipelineHost,
   instance: SandboxInstance,
   request: ApiRequest,
   path: string,
-  seen: { body?: unknown; bytes?: number; overrideId?: number },
-): Promise<ApiResponse> {
+  seen: Seen,
+): ApiResponse | Promise<ApiResponse> {
   const { config } = instance
   const requestedDelay = delayHeader(request)
   const delay = requestedDelay ?? drawDelay(config.delay, instance.delayRandom)
-  if (delay > 0) await sleep(delay)
-  if (config.dropRate > 0 || config.errorRate > 0) {
-    const roll = instance.faultRandom()
-    if (roll < config.dropRate) return dropped()
-    if (roll < config.dropRate + config.errorRate) {
-      const name = instance.faultRandom() < 0.5 ? 'internalError' : 'serviceUnavailable'
-      throw ApiError.of(name, `${codes[name].message} (injected fault)`)
-    }
-  }
-  // CONTRACT C2: an override answers a path the API lacks (a stub) without a token; on an API
-  // path, after routing, authentication and permission, and before anything else.
-  // Null (no promise, no await) when no override matches: the common case costs nothing.
-  const override = () => {
-    const found = instance.overrides.take(request.method, path, request.url.searchParams)
-    return found ? overridden(found) : null
-  }
-  const overridden = async (found: Override) => {
-    seen.overrideId = found.id
+  if (delay > 0) return sleep(delay).then(() => route(host, instance, request, path, seen))
+  return route(host, instance, request, path, seen)
+}
+
+/**
+ * CONTRACT C2: the answer of an override matching the request, or null (no promise) when none
+ * does, so the common case costs nothing.
+ */
+function overridden(
+  instance: SandboxInstance,
+  request: ApiRequest,
+  path: string,
+  seen: Seen,
+): Promise<ApiResponse> | null {
+  const found = instance.overrides.take(request.method, path, request.url.searchParams)
+  if (!found) return null
+  seen.overrideId = found.id
+  return (async () => {
     // What the client sent is kept for verification, when it is JSON (else just not journaled).
     if (BODY_METHODS.has(request.method)) {
       try {
@@ -156,15 +203,56 @@ async function runApi(
     const delay = 'delayMs' in found.response ? (found.response.delayMs ?? 0) : 0
     if (delay > 0) await sleep(delay)
     return overrideAnswer(found)
+  })()
+}
+
+/** The data service of a sandbox as its operations see it, made once per sandbox. */
+const services = new WeakMap<SandboxInstance, DataService>()
+
+function dataServiceOf(host: PipelineHost, instance: SandboxInstance): DataService {
+  let service = services.get(instance)
+  if (service?.store !== instance.store || service.catalog !== host.catalog) {
+    service = new DataService(host.catalog, instance.store, () =>
+      new Date(host.now()).toISOString(),
+    )
+    services.set(instance, service)
   }
+  return service
+}
+
+/** The request after the delay: faults, routing, auth, overrides, then the operation. */
+function route(
+  host: PipelineHost,
+  instance: SandboxInstance,
+  request: ApiRequest,
+  path: string,
+  seen: Seen,
+): ApiResponse | Promise<ApiResponse> {
+  const { config } = instance
+  if (config.dropRate > 0 || config.errorRate > 0) {
+    const roll = instance.faultRandom()
+    if (roll < config.dropRate) return dropped()
+    if (roll < config.dropRate + config.errorRate) {
+      const name = instance.faultRandom() < 0.5 ? 'internalError' : 'serviceUnavailable'
+      throw ApiError.of(name, `${codes[name].message} (injected fault)`)
+    }
+  }
+  // CONTRACT C2: an override answers a path the API lacks (a stub) without a token; on an API
+  // path, after routing, authentication and permission, and before anything else.
   const match = host.routes.router.match(path)
-  if (!match) return (await override()) ?? Promise.reject(noRoute(request))
+  if (!match) {
+    const stub = overridden(instance, request, path, seen)
+    if (stub) return stub
+    throw noRoute(request)
+  }
   if (request.method === 'OPTIONS') return noContent({ allow: allowHeader(match.route) })
   let operation: Operation
   try {
     operation = operationFor(match.route, request.method)
   } catch (error) {
-    return (await override()) ?? Promise.reject(error)
+    const stub = overridden(instance, request, path, seen)
+    if (stub) return stub
+    throw error
   }
   const principal =
     operation.auth === false ? null : authenticate(request.header('authorization'), instance)
@@ -175,17 +263,17 @@ async function runApi(
     if (forced) throw forced
   }
   if (principal) authorize(operation, principal, match.params, host.routes.ownParam)
-  const answer = override()
-  if (answer) return await answer
-  if (WRITE_METHODS.has(request.method) && !path.startsWith('/sessions')) refuseUnsavable(instance)
+  const override = overridden(instance, request, path, seen)
+  if (override) return override
+  const writes = WRITE_METHODS.has(request.method)
+  if (writes && !path.startsWith('/sessions')) refuseUnsavable(instance)
   const ids = pathIds(match.params)
   const query = request.url.searchParams
   if (config.strict && !operation.docs.query) rejectUnknown(query, [])
-  const now = () => new Date(host.now()).toISOString()
   const context: OperationContext = {
     request,
     instance,
-    data: new DataService(host.catalog, instance.store, now),
+    data: dataServiceOf(host, instance),
     ids,
     query,
     principal,
@@ -198,12 +286,16 @@ async function runApi(
       return body
     },
   }
-  const response = await operation.run(context)
-  if (WRITE_METHODS.has(request.method) && response.status < 300) {
-    instance.store.changed()
-    instance.wrote(seen.bytes ?? 0)
+  const result = operation.run(context)
+  if (!writes) return result
+  const saved = (response: ApiResponse) => {
+    if (response.status < 300) {
+      instance.store.changed()
+      instance.wrote(seen.bytes ?? 0)
+    }
+    return response
   }
-  return response
+  return result instanceof Promise ? result.then(saved) : saved(result)
 }
 
 /**
@@ -224,7 +316,8 @@ function authorize(
 /** Path ids must be positive integers (400 / 40000), e.g. `GET /users/create`. */
 function pathIds(params: Record<string, string>): Record<string, number> {
   const ids: Record<string, number> = {}
-  for (const [name, raw] of Object.entries(params)) {
+  for (const name in params) {
+    const raw = params[name]!
     const value = /^[1-9]\d{0,15}$/.test(raw) ? Number(raw) : Number.NaN
     if (!Number.isSafeInteger(value))
       throw invalidParameter(`${name} must be a positive integer, got '${clip(raw)}'`)
@@ -272,13 +365,34 @@ function sleep(ms: number): Promise<void> {
   return new Promise((resolve) => setTimeout(resolve, ms))
 }
 
-let fallbackRequestId = 0
+/**
+ * New request ids: UUID-shaped, a random UUID drawn once with its last 12 hex digits replaced
+ * by a counter, so an id is unique within the process (and, by the random part, across
+ * processes) and costs a counter step instead of a random UUID's string building per request.
+ */
+let idPrefix = ''
+let idCounter = 0
+
+function newRequestId(): string {
+  if (idPrefix === '' || idCounter > 0xffff_ffff_ffff) {
+    // randomUUID is missing on a page served over plain http from another machine.
+    const uuid = globalThis.crypto?.randomUUID?.() ?? randomUuid()
+    idPrefix = uuid.slice(0, 24)
+    idCounter = Number.parseInt(uuid.slice(24, 32), 16)
+  }
+  return idPrefix + (idCounter++).toString(16).padStart(12, '0')
+}
+
+/** A version 4 UUID from `Math.random`, for where `crypto.randomUUID` is missing. */
+function randomUuid(): string {
+  const hex = (digits: number) =>
+    Array.from({ length: digits }, () => Math.floor(Math.random() * 16).toString(16)).join('')
+  const variant = '89ab'[Math.floor(Math.random() * 4)]!
+  return `${hex(8)}-${hex(4)}-4${hex(3)}-${variant}${hex(3)}-${hex(12)}`
+}
 
 /** The client's `X-Request-Id` when it is printable ASCII (1-200 chars), else a new one. */
 export function requestIdFor(sent: string | null | undefined): string {
   if (typeof sent === 'string' && /^[\x21-\x7e]{1,200}$/.test(sent)) return sent
-  return (
-    globalThis.crypto?.randomUUID?.() ??
-    `req-${Date.now().toString(36)}-${(fallbackRequestId++).toString(36)}`
-  )
+  return newRequestId()
 }

@@ -51,16 +51,22 @@ export class Router<Op> {
   match(path: string): RouteMatch<Op> | null {
     const trimmed = path.length > 1 && path.endsWith('/') ? path.slice(0, -1) : path
     const parts = splitPath(trimmed)
-    if (parts.some((part) => part === '')) return null
-    for (const candidate of this.#bySegmentCount.get(parts.length) ?? []) {
+    if (parts.includes('')) return null
+    const candidates = this.#bySegmentCount.get(parts.length)
+    if (!candidates) return null
+    // Plain loops: this runs on every request.
+    candidates: for (const candidate of candidates) {
+      const { segments } = candidate
+      for (let index = 0; index < segments.length; index++) {
+        const segment = segments[index]!
+        if ('literal' in segment && segment.literal !== parts[index]) continue candidates
+      }
       const params: Record<string, string> = {}
-      const matches = candidate.segments.every((segment, index) => {
-        const part = parts[index]!
-        if ('literal' in segment) return segment.literal === part
-        params[segment.param] = part
-        return true
-      })
-      if (matches) return { route: candidate.route, params }
+      for (let index = 0; index < segments.length; index++) {
+        const segment = segments[index]!
+        if ('param' in segment) params[segment.param] = parts[index]!
+      }
+      return { route: candidate.route, params }
     }
     return null
   }

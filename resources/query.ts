@@ -19,6 +19,12 @@ export const KEYWORD_MAX_LENGTH = 100
 export interface QueryParameter {
   schema: z.ZodType
   read(raw: string): unknown
+  /**
+   * The schema's verdict on a value `read` gave, without zod: for the parameters every list
+   * read carries (page, pageSize, sort, order), made from the same bounds or options as the
+   * schema, so a request skips a zod parse per parameter. The schema decides when absent.
+   */
+  accepts?(value: unknown): boolean
   problem(raw: string): string
   description?: string
   /** `fields` is a comma-separated list: OpenAPI `style: form, explode: false`. */
@@ -39,6 +45,8 @@ export function integerQuery(
   return {
     schema: fallback === undefined ? value : value.default(fallback),
     read: (raw) => (/^\d{1,16}$/.test(raw) ? Number(raw) : raw),
+    accepts: (value) =>
+      typeof value === 'number' && Number.isSafeInteger(value) && value >= min && value <= max,
     problem: (raw) => integerProblem(name, raw, min, max),
   }
 }
@@ -54,6 +62,7 @@ export function enumQuery(
   return {
     schema: fallback === undefined ? value : value.default(fallback),
     read: (raw) => raw,
+    accepts: (value) => options.includes(value as string),
     problem: (raw) => `${name} must be one of ${options.join(', ')}, got '${clip(raw)}'`,
     ...(description ? { description } : {}),
   }
@@ -156,10 +165,16 @@ export function parseQuery(
   const names = Object.keys(schema)
   if (strict) rejectUnknown(params, names)
   for (const name of names) {
-    const raw = single(params, name)
-    if (raw === undefined) continue
+    if (!params.has(name)) continue
+    const raw = single(params, name)!
     const parameter = schema[name]!
-    const result = parameter.schema.safeParse(parameter.read(raw))
+    const value = parameter.read(raw)
+    if (parameter.accepts) {
+      if (!parameter.accepts(value)) throw invalidParameter(parameter.problem(raw))
+      values[name] = value
+      continue
+    }
+    const result = parameter.schema.safeParse(value)
     if (!result.success) throw invalidParameter(parameter.problem(raw))
     values[name] = result.data
   }

@@ -14,6 +14,9 @@ export type AllowedHosts = readonly string[] | 'all'
 /** The value of `--cors-origin` that allows every origin. */
 export const ANY_ORIGIN = '*'
 
+/** Allowed `Host` values the check remembers (see {@link hostGuard}). */
+const PASSED_HOSTS = 64
+
 const loopbackNames = new Set(['localhost', '127.0.0.1', '::1', '[::1]'])
 const wildcardAddresses = new Set(['0.0.0.0', '::', '[::]'])
 
@@ -49,12 +52,18 @@ export function hostGuard(
     boundHost.includes(':') && !boundHost.startsWith('[') ? `[${boundHost}]` : boundHost,
   )
   const anyAddress = wildcardAddresses.has(bound) || wildcardAddresses.has(boundHost)
+  // Host headers allowed lately: a client sends the same one on every request. Bounded, so
+  // hostile headers cannot grow it.
+  const passed = new Set<string>()
   return (host) => {
-    if (host === undefined) return null
+    if (host === undefined || passed.has(host)) return null
     const name = hostnameOf(host)
     const bare = name.startsWith('[') ? name.slice(1, -1) : name
-    if (isLoopback(bare) || name === bound || extra.has(name) || (anyAddress && isIP(bare) !== 0))
+    if (isLoopback(bare) || name === bound || extra.has(name) || (anyAddress && isIP(bare) !== 0)) {
+      if (passed.size >= PASSED_HOSTS) passed.clear()
+      passed.add(host)
       return null
+    }
     return ApiError.of(
       'permissionDenied',
       `host '${host.slice(0, 200)}' is not allowed: start the sandbox with --allowed-hosts ${name.slice(0, 200)} (or --allowed-hosts all)`,

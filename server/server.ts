@@ -6,8 +6,9 @@ import { getHeapStatistics } from 'node:v8'
 import { ApiError } from '../contract/api-error.js'
 import { failure, JSON_CONTENT_TYPE } from '../contract/envelope.js'
 import { requestIdFor } from '../http/pipeline.js'
+import type { ApiResponse } from '../contract/exchange.js'
 import type { Sandbox } from '../sandbox/create-sandbox.js'
-import { createSandbox } from '../sandbox/create-sandbox.js'
+import { answerOf, createSandbox } from '../sandbox/create-sandbox.js'
 import type { SandboxOptions } from '../sandbox/options.js'
 import { cors } from './cors.js'
 import type { AllowedHosts } from './guard.js'
@@ -74,7 +75,7 @@ function answerRaw(socket: Duplex, answer: 'timeout' | ApiError): void {
     socket.destroy()
     return
   }
-  const id = `X-Request-Id: ${crypto.randomUUID()}\r\n`
+  const id = `X-Request-Id: ${requestIdFor(null)}\r\n`
   if (answer === 'timeout') {
     socket.end(
       `HTTP/1.1 408 Request Timeout\r\nConnection: close\r\n${id}Content-Length: 0\r\n\r\n`,
@@ -237,9 +238,18 @@ function requestListener(sandbox: Sandbox, options: ListenerOptions) {
   const docs = docsPage()
   const ui = consolePage()
   const { onUnexpectedError } = sandbox.options
+  const answer = answerOf(sandbox)
   const pipeline = (req: IncomingMessage, res: ServerResponse, url: URL, frame: FrameHeaders) => {
-    sandbox.handle(fromNodeRequest(req, url, options.bodies)).then(
-      (answer) => sendAnswer(req, res, answer, frame),
+    let result: ApiResponse | Promise<ApiResponse>
+    try {
+      result = answer(fromNodeRequest(req, url, options.bodies))
+    } catch (error) {
+      // Only a throwing onUnexpectedError gets here: answered 500 like any unexpected error.
+      result = Promise.reject(error)
+    }
+    if (!(result instanceof Promise)) return sendAnswer(req, res, result, frame)
+    result.then(
+      (response) => sendAnswer(req, res, response, frame),
       (error: unknown) => {
         onUnexpectedError(error)
         sendAnswer(req, res, failure(ApiError.of('internalError')), frame)
@@ -266,8 +276,9 @@ function requestListener(sandbox: Sandbox, options: ListenerOptions) {
       return
     }
     if (outcome === 'refused') return refuse(req, res, originRefused(req.headers.origin!), frame)
-    if (docs(req, res, url.pathname, frame)) return
-    if (sandbox.options.control && ui(req, res, url.pathname, frame)) return
+    const path = url.pathname
+    if (docs(req, res, path, frame)) return
+    if (sandbox.options.control && ui(req, res, path, frame)) return
     const { msw } = options
     if (
       msw &&

@@ -242,7 +242,16 @@ describe('HTTP details (CONTRACT B6)', () => {
   it('answers JSON as application/json; charset=utf-8 with an X-Request-Id', async () => {
     const reply = await call('GET', '/users/1')
     expect(reply.headers.get('content-type')).toBe('application/json; charset=utf-8')
-    expect(reply.headers.get('x-request-id')).toMatch(/^[0-9a-f-]{36}$/)
+    expect(reply.headers.get('x-request-id')).toMatch(
+      /^[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/,
+    )
+  })
+
+  it('gives every request a new X-Request-Id', async () => {
+    const ids = new Set<string | null>()
+    for (let i = 0; i < 20; i++)
+      ids.add((await call('GET', '/users/1')).headers.get('x-request-id'))
+    expect(ids.size).toBe(20)
   })
 
   it('echoes the client’s X-Request-Id, on errors too', async () => {
