@@ -15,7 +15,6 @@ import { clip, integerParameter, invalidParameter, rejectUnknown } from '../cont
 import { allowHeader, operationFor } from './router.js'
 import type { ApiRoutes } from './routes.js'
 import { refuseUnsavable } from './unsavable.js'
-import type { Override } from '../state/overrides.js'
 import { overrideAnswer } from '../state/overrides.js'
 import { MAX_DELAY_MS } from '../state/runtime-config.js'
 
