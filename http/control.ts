@@ -5,6 +5,7 @@ import type { QuerySchema } from '../resources/query.js'
 import { integerQuery, pagingSchema, parseQuery } from '../resources/query.js'
 import { timestampSchema } from '../contract/fields.js'
 import { documented } from '../contract/registry.js'
+import { once } from '../contract/once.js'
 import type { SandboxInstance } from '../state/instance.js'
 import { runtimeConfigPatchSchema, runtimeConfigSchema } from '../state/runtime-config.js'
 import { ApiError } from '../contract/api-error.js'
@@ -42,32 +43,36 @@ export interface ControlOperation {
 }
 
 /** One request of the journal (`GET /__sandbox/requests`). */
-export const journalEntrySchema = documented(
-  z.object({
-    id: z.int(),
-    at: timestampSchema,
-    method: z.string(),
-    path: z.string(),
-    query: z.record(z.string(), z.union([z.string(), z.array(z.string())])),
-    status: documented(z.int(), { description: 'HTTP status; 0 when the connection was dropped.' }),
-    durationMs: z.number(),
-    requestBody: documented(z.unknown(), {
-      description: 'The JSON body, passwords redacted (cut past --journal-body-bytes).',
-    }).optional(),
-    responseBody: documented(z.unknown(), {
-      description: 'The response body as sent (cut past --journal-body-bytes).',
-    }).optional(),
-    responseCode: z.int().nullable(),
-    overrideId: documented(z.int(), {
-      description: 'The override that answered this request (CONTRACT C2), when one did.',
-    }).optional(),
-  }),
-  { id: 'JournalEntry' },
+const journalEntrySchema = once(() =>
+  documented(
+    z.object({
+      id: z.int(),
+      at: timestampSchema,
+      method: z.string(),
+      path: z.string(),
+      query: z.record(z.string(), z.union([z.string(), z.array(z.string())])),
+      status: documented(z.int(), {
+        description: 'HTTP status; 0 when the connection was dropped.',
+      }),
+      durationMs: z.number(),
+      requestBody: documented(z.unknown(), {
+        description: 'The JSON body, passwords redacted (cut past --journal-body-bytes).',
+      }).optional(),
+      responseBody: documented(z.unknown(), {
+        description: 'The response body as sent (cut past --journal-body-bytes).',
+      }).optional(),
+      responseCode: z.int().nullable(),
+      overrideId: documented(z.int(), {
+        description: 'The override that answered this request (CONTRACT C2), when one did.',
+      }).optional(),
+    }),
+    { id: 'JournalEntry' },
+  ),
 )
 
 /** The filters of the request journal (CONTRACT C2), beside `page` and `pageSize`. */
-const journalQuery: QuerySchema = {
-  ...pagingSchema,
+const journalQuery = once((): QuerySchema => ({
+  ...pagingSchema(),
   method: {
     schema: z.string(),
     read: (raw) => raw,
@@ -82,7 +87,7 @@ const journalQuery: QuerySchema = {
       'A concrete path (`/users/5`) or a route template (`/users/{user_id}`), relative to the base path.',
   },
   status: integerQuery('status', 0, 599),
-}
+}))
 
 const compiled = new WeakMap<Catalog, Router<ControlOperation>>()
 
@@ -110,7 +115,7 @@ function controlRoutes(catalog: Catalog): Route<ControlOperation>[] {
         description: 'The X-Sandbox-Id served; null for the default sandbox.',
       }),
       counts: countsSchema,
-      config: runtimeConfigSchema,
+      config: runtimeConfigSchema(),
       requests: documented(z.int(), { description: 'Entries in the request journal.' }),
       persistence: documented(
         z
@@ -182,7 +187,7 @@ function controlRoutes(catalog: Catalog): Route<ControlOperation>[] {
             operationId: 'listSandboxes',
             summary: 'The live sandboxes: the default one, then each X-Sandbox-Id',
             success: { status: 200, data: sandboxSummarySchema, list: true },
-            query: pagingSchema,
+            query: pagingSchema(),
           },
           run({ sandboxes, request }) {
             const all = sandboxes().map((one) => ({
@@ -249,12 +254,12 @@ function controlRoutes(catalog: Catalog): Route<ControlOperation>[] {
             summary: 'The request journal, oldest first',
             description:
               'The last API requests of this sandbox (see --journal-size); `page` and `pageSize` as for collections; `method`, `path` (a concrete path or a route template, relative to the base path) and `status` filter, and `total` counts the matches.',
-            success: { status: 200, data: journalEntrySchema, list: true },
-            query: journalQuery,
+            success: { status: 200, data: journalEntrySchema(), list: true },
+            query: journalQuery(),
           },
           run({ instance, request }) {
             const { page, pageSize, ...filter } = parseQuery(
-              journalQuery,
+              journalQuery(),
               request.url.searchParams,
               false,
             ) as unknown as { page: number; pageSize: number } & JournalFilter
@@ -292,8 +297,8 @@ function controlRoutes(catalog: Catalog): Route<ControlOperation>[] {
             operationId: 'listSandboxOverrides',
             summary: 'The overrides, oldest first',
             description: 'With `remaining` for counted ones (CONTRACT C2).',
-            success: { status: 200, data: overrideSchema, list: true },
-            query: pagingSchema,
+            success: { status: 200, data: overrideSchema(), list: true },
+            query: pagingSchema(),
           },
           run({ instance, request }) {
             return pageOf(instance.overrides.list(), request.url.searchParams)
@@ -305,11 +310,11 @@ function controlRoutes(catalog: Catalog): Route<ControlOperation>[] {
             summary: 'Make a route answer something else',
             description:
               'Matches by method, path (template or concrete, relative to the base path), query; the newest match wins; `times` counts matching requests. On an API path it applies after routing, authentication and permission; on a path the API lacks it answers without a token. An overridden request changes no data.',
-            success: { status: 201, data: overrideSchema },
-            body: overrideInputSchema,
+            success: { status: 201, data: overrideSchema() },
+            body: overrideInputSchema(),
           },
           async run({ instance, readJson }) {
-            const input = validateBody(overrideInputSchema, await readJson(), {
+            const input = validateBody(overrideInputSchema(), await readJson(), {
               strict: true,
               readOnly: [],
             })
@@ -355,7 +360,7 @@ function controlRoutes(catalog: Catalog): Route<ControlOperation>[] {
           docs: {
             operationId: 'getSandboxConfig',
             summary: 'The runtime settings',
-            success: { status: 200, data: runtimeConfigSchema },
+            success: { status: 200, data: runtimeConfigSchema() },
           },
           run: ({ instance }) => success(instance.config),
         },
@@ -363,11 +368,11 @@ function controlRoutes(catalog: Catalog): Route<ControlOperation>[] {
           docs: {
             operationId: 'updateSandboxConfig',
             summary: 'Change runtime settings of this sandbox',
-            success: { status: 200, data: runtimeConfigSchema },
-            body: runtimeConfigPatchSchema,
+            success: { status: 200, data: runtimeConfigSchema() },
+            body: runtimeConfigPatchSchema(),
           },
           async run({ instance, readJson }) {
-            const changes = validateBody(runtimeConfigPatchSchema, await readJson(), {
+            const changes = validateBody(runtimeConfigPatchSchema(), await readJson(), {
               strict: true,
               readOnly: [],
             })
@@ -381,7 +386,7 @@ function controlRoutes(catalog: Catalog): Route<ControlOperation>[] {
 
 /** One page (`page`, `pageSize`) of a whole list, as a list payload. */
 function pageOf(all: readonly unknown[], params: URLSearchParams): ApiResponse {
-  const { page, pageSize } = parseQuery(pagingSchema, params, false) as {
+  const { page, pageSize } = parseQuery(pagingSchema(), params, false) as {
     page: number
     pageSize: number
   }

@@ -30,6 +30,13 @@ function referencesOf(
   return rule && ((body: unknown) => rule(body, context.data, current, owner))
 }
 
+/** The `fields` of a single-record read; a read without a query builds no query schema. */
+function recordFields(resource: Resource, context: OperationContext): string[] | undefined {
+  if (context.query.size === 0) return undefined
+  return parseQuery(resource.recordQuery, context.query, context.strict).fields as
+    string[] | undefined
+}
+
 /** 201 with the new record and a `Location` header pointing at it. */
 function created(context: OperationContext, path: string, record: unknown): ApiResponse {
   return success(record, 201, { location: `${context.basePath}${path}` })
@@ -41,18 +48,17 @@ function created(context: OperationContext, path: string, record: unknown): ApiR
  * data service and back; the rules themselves live with the resource.
  */
 export function resourceRoutes(resource: Resource): Route<Operation>[] {
-  const { name, singular, idParam, definition, bodies, listSpec } = resource
+  const { name, singular, idParam, definition, listSpec } = resource
   const Singular = capitalize(singular)
   const words = definition.docs?.operations ?? {}
   const conflicts: ConflictCode[] = Object.values(definition.unique ?? {}).map(
     (key) => key.conflict,
   )
   const adminOnly = definition.adminOnly ?? []
-  const docs = (action: Action, base: Omit<OperationDocs, 'tags'>): OperationDocs => ({
-    ...base,
-    ...words[action],
-    tags: [name],
-  })
+  // Assigned onto `base`, not spread: its `body` and `query` are getters, so the schemas they
+  // name are built when the OpenAPI document (or strict mode) asks, not with the routes.
+  const docs = (action: Action, base: Omit<OperationDocs, 'tags'>): OperationDocs =>
+    Object.assign(base, words[action], { tags: [name] })
   const find = (context: OperationContext) => context.data.find(name, context.ids[idParam]!)
 
   /** 403 when a caller who is not an admin sets an admin-only field to something new (CONTRACT B4). */
@@ -76,10 +82,10 @@ export function resourceRoutes(resource: Resource): Route<Operation>[] {
       const record = find(context)
       assertMayChange(context, record, body)
       const schema: z.ZodObject = !replace
-        ? bodies.patch
+        ? resource.bodies.patch
         : context.principal?.role === 'admin' || context.principal === null
-          ? bodies.replace
-          : bodies.memberReplace
+          ? resource.bodies.replace
+          : resource.bodies.memberReplace
       const changes = validateBody(
         schema,
         body,
@@ -107,7 +113,9 @@ export function resourceRoutes(resource: Resource): Route<Operation>[] {
             operationId: `list${capitalize(name)}`,
             summary: `List ${name}`,
             success: { status: 200, data: resource.schema, list: true },
-            query: resource.listQuery,
+            get query() {
+              return resource.listQuery
+            },
             errors: [],
           }),
           run(context) {
@@ -126,12 +134,14 @@ export function resourceRoutes(resource: Resource): Route<Operation>[] {
             operationId: `create${Singular}`,
             summary: `Create ${article(singular)}`,
             success: { status: 201, data: resource.schema },
-            body: bodies.create,
+            get body() {
+              return resource.bodies.create
+            },
             errors: ['validationFailed', ...conflicts, ...(definition.errors?.create ?? [])],
           }),
           async run(context) {
             const input = validateBody(
-              bodies.create,
+              resource.bodies.create,
               await context.readJson(),
               bodyRules(resource, context),
               referencesOf(resource, context),
@@ -151,12 +161,13 @@ export function resourceRoutes(resource: Resource): Route<Operation>[] {
             operationId: `get${Singular}`,
             summary: `Get ${article(singular)}`,
             success: { status: 200, data: resource.schema },
-            query: resource.recordQuery,
+            get query() {
+              return resource.recordQuery
+            },
             errors: ['notFound'],
           }),
           run(context) {
-            const { fields } = parseQuery(resource.recordQuery, context.query, context.strict)
-            return success(selectFields(find(context), fields as string[] | undefined))
+            return success(selectFields(find(context), recordFields(resource, context)))
           },
         },
         PUT: {
@@ -166,7 +177,9 @@ export function resourceRoutes(resource: Resource): Route<Operation>[] {
             summary: `Replace ${article(singular)}`,
             description: 'Every writable field is required.',
             success: { status: 200, data: resource.schema },
-            body: bodies.replace,
+            get body() {
+              return resource.bodies.replace
+            },
             errors: updateErrors,
           }),
           run: update(true),
@@ -177,7 +190,9 @@ export function resourceRoutes(resource: Resource): Route<Operation>[] {
             operationId: `update${Singular}`,
             summary: `Update ${article(singular)} partially`,
             success: { status: 200, data: resource.schema },
-            body: bodies.patch,
+            get body() {
+              return resource.bodies.patch
+            },
             errors: updateErrors,
           }),
           run: update(false),
@@ -205,7 +220,7 @@ export function resourceRoutes(resource: Resource): Route<Operation>[] {
 
 /** `/{owner}/{owner_id}/{name}` and `/{owner}/{owner_id}/{name}/{id}`: a member's own records. */
 function nestedRoutes(resource: Resource): Route<Operation>[] {
-  const { name, singular, idParam, definition, bodies, nestedListSpec } = resource
+  const { name, singular, idParam, definition, nestedListSpec } = resource
   const { link, parent } = resource.owner!
   const field = link.field
   const Owner = capitalize(parent.singular)
@@ -225,7 +240,9 @@ function nestedRoutes(resource: Resource): Route<Operation>[] {
             summary: `List ${article(parent.singular)}'s ${name}`,
             tags,
             success: { status: 200, data: resource.schema, list: true },
-            query: resource.nestedListQuery,
+            get query() {
+              return resource.nestedListQuery
+            },
             errors: ['notFound'],
           },
           run(context) {
@@ -249,14 +266,16 @@ function nestedRoutes(resource: Resource): Route<Operation>[] {
             description: `The owner is the ${parent.singular} in the path.`,
             tags,
             success: { status: 201, data: resource.schema },
-            body: bodies.nestedCreate!,
+            get body() {
+              return resource.bodies.nestedCreate!
+            },
             errors: ['notFound', 'validationFailed', ...(definition.errors?.create ?? [])],
           },
           async run(context) {
             const body = await context.readJson()
             const owner = findOwner(context)
             const input = validateBody(
-              bodies.nestedCreate!,
+              resource.bodies.nestedCreate!,
               body,
               bodyRules(resource, context),
               referencesOf(resource, context, undefined, owner.id),
@@ -278,17 +297,19 @@ function nestedRoutes(resource: Resource): Route<Operation>[] {
             description: `404 when the ${parent.singular} does not exist, and when the ${singular} is not this ${parent.singular}’s.`,
             tags,
             success: { status: 200, data: resource.schema },
-            query: resource.recordQuery,
+            get query() {
+              return resource.recordQuery
+            },
             errors: ['notFound'],
           },
           run(context) {
-            const { fields } = parseQuery(resource.recordQuery, context.query, context.strict)
+            const fields = recordFields(resource, context)
             const owner = findOwner(context)
             const id = context.ids[idParam]!
             const record = context.data.table(name).get(id)
             if (!record || record[field] !== owner.id)
               throw notFound(`${singular} ${id} of ${parent.singular}`, owner.id)
-            return success(selectFields(record, fields as string[] | undefined))
+            return success(selectFields(record, fields))
           },
         },
       },

@@ -1,6 +1,7 @@
 import * as z from 'zod'
 import { timestampSchema } from '../contract/fields.js'
 import { documented } from '../contract/registry.js'
+import { once } from '../contract/once.js'
 import { foldCase } from '../db/store.js'
 import { SEED_PASSWORD } from '../shop/accounts.js'
 import { shopApi } from '../shop/index.js'
@@ -13,22 +14,23 @@ import { noContent, success } from '../contract/envelope.js'
 import type { Operation } from './operation.js'
 import type { Route } from './router.js'
 
-/** Body of `POST /sessions`. */
-export const credentialsSchema = documented(
-  z.object({ email: z.string().max(254), password: z.string().max(1024) }),
-  {
+/** Body of `POST /sessions` (built on first use). */
+const credentialsSchema = once(() =>
+  documented(z.object({ email: z.string().max(254), password: z.string().max(1024) }), {
     id: 'Credentials',
-  },
+  }),
 )
 
-/** What `POST /sessions` returns. */
-export const sessionSchema = documented(
-  z.object({
-    token: documented(z.string(), { description: 'Send it as Authorization: Bearer <token>.' }),
-    expiresAt: timestampSchema,
-    user: userSchema,
-  }),
-  { id: 'Session' },
+/** What `POST /sessions` returns (built on first use). */
+const sessionSchema = once(() =>
+  documented(
+    z.object({
+      token: documented(z.string(), { description: 'Send it as Authorization: Bearer <token>.' }),
+      expiresAt: timestampSchema,
+      user: userSchema,
+    }),
+    { id: 'Session' },
+  ),
 )
 
 const createSession: Operation = {
@@ -40,13 +42,17 @@ const createSession: Operation = {
     description:
       'Every seeded user’s password is `password`. Tokens expire after the token TTL (one hour by default).',
     tags: ['sessions'],
-    success: { status: 201, data: sessionSchema },
-    body: credentialsSchema,
+    get success() {
+      return { status: 201, data: sessionSchema() }
+    },
+    get body() {
+      return credentialsSchema()
+    },
     errors: ['validationFailed', 'wrongCredentials'],
   },
   async run(context) {
     const body = await context.readJson()
-    const { email, password } = validateBody(credentialsSchema, body, {
+    const { email, password } = validateBody(credentialsSchema(), body, {
       strict: context.strict,
       readOnly: [],
     })

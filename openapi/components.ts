@@ -1,6 +1,7 @@
 import * as z from 'zod'
 import { documented, schemaRegistry } from '../contract/registry.js'
 import { PAGE_SIZE_MAX } from '../resources/query.js'
+import { once } from '../contract/once.js'
 
 export type JsonSchema = Record<string, unknown>
 
@@ -26,10 +27,12 @@ export function envelopeId({ data, list }: Payload): string {
 }
 
 /** The failure envelope of CONTRACT A: a business code, a message, `data: null`. */
-const errorEnvelope = documented(z.object({ code: z.int(), message: z.string(), data: z.null() }), {
-  id: 'ErrorEnvelope',
-  description: 'Every failure. Branch on `code` (CONTRACT B5), never on `message`.',
-})
+const errorEnvelope = once(() =>
+  documented(z.object({ code: z.int(), message: z.string(), data: z.null() }), {
+    id: 'ErrorEnvelope',
+    description: 'Every failure. Branch on `code` (CONTRACT B5), never on `message`.',
+  }),
+)
 
 const envelopes = new WeakMap<z.ZodType, Map<boolean, z.ZodType>>()
 
@@ -86,7 +89,7 @@ export function componentSchemas(
   const add = (found: Record<string, JsonSchema>) => {
     for (const [id, schema] of Object.entries(found)) components[id] ??= schema
   }
-  add(rendered(errorEnvelope, 'output'))
+  add(rendered(errorEnvelope(), 'output'))
   for (const payload of payloads) add(rendered(envelopeOf(payload), 'output'))
   for (const body of bodies) add(rendered(body, 'output'))
   for (const body of bodies) {

@@ -1,6 +1,7 @@
 import * as z from 'zod'
 import { ApiError } from '../contract/api-error.js'
 import { codeEntry } from '../contract/codes.js'
+import { once } from '../contract/once.js'
 import { documented, readOnlyFields, schemaRegistry } from '../contract/registry.js'
 import type { TableSpec } from '../db/store.js'
 import { foldCase } from '../db/store.js'
@@ -105,21 +106,19 @@ function withId(schema: z.ZodObject, id: string): z.ZodObject {
   return schemaRegistry.get(schema)?.id ? schema : documented(schema, { id })
 }
 
-function compile<T extends Row>(definition: ResourceDefinition<T>): Resource<T> {
-  const known = compiled.get(definition) as Resource<T> | undefined
-  if (known) return known
-  const { name, singular, schema } = definition
-  const component = schemaRegistry.get(schema)?.id ?? capitalize(singular)
-  const recordSchema = schemaRegistry.get(schema)?.id
-    ? schema
-    : documented(schema, { id: component })
+const mask = (names: readonly string[]) =>
+  Object.fromEntries(names.map((field) => [field, true as const])) as never
+
+/** The request bodies of a resource: the definition's own, else derived from its record schema. */
+function bodySchemas<T extends Row>(
+  definition: ResourceDefinition<T>,
+  component: string,
+  readOnly: readonly string[],
+): Resource['bodies'] {
+  const { schema } = definition
   const shape = schema.shape as Record<string, z.ZodType>
-  const fields = Object.keys(shape)
   const nested = definition.links?.find((link) => link.nested && link.field)
-  const readOnly = [...readOnlyFields(schema), ...(nested ? [nested.field!] : [])]
-  const mask = (names: readonly string[]) =>
-    Object.fromEntries(names.map((field) => [field, true as const])) as never
-  const writable = fields.filter((field) => !readOnly.includes(field))
+  const writable = Object.keys(shape).filter((field) => !readOnly.includes(field))
   const defaults = Object.fromEntries(
     Object.entries(definition.defaults ?? {}).map(([field, value]) => [
       field,
@@ -132,13 +131,52 @@ function compile<T extends Row>(definition: ResourceDefinition<T>): Resource<T> 
       schema.pick(mask([...writable, ...(nested ? [nested.field!] : [])])).extend(defaults),
     `${component}Create`,
   )
-  const writableSchema = schema.pick(mask(writable))
-  const replace = withId(definition.bodies?.replace ?? writableSchema, `${component}Replace`)
+  const replace = withId(
+    definition.bodies?.replace ?? schema.pick(mask(writable)),
+    `${component}Replace`,
+  )
   const patch = withId(definition.bodies?.patch ?? replace.partial(), `${component}Patch`)
   const adminOnly = new Set<string>(definition.adminOnly ?? [])
   const memberReplace = adminOnly.size
     ? patch.required(mask(Object.keys(replace.shape).filter((field) => !adminOnly.has(field))))
     : replace
+  return {
+    create,
+    replace,
+    patch,
+    memberReplace,
+    ...(nested
+      ? {
+          nestedCreate: withId(
+            definition.bodies?.nestedCreate ?? create.omit(mask([nested.field!])),
+            `Nested${component}Create`,
+          ),
+        }
+      : {}),
+  }
+}
+
+function compile<T extends Row>(definition: ResourceDefinition<T>): Resource<T> {
+  const known = compiled.get(definition) as Resource<T> | undefined
+  if (known) return known
+  const { name, singular, schema } = definition
+  const component = schemaRegistry.get(schema)?.id ?? capitalize(singular)
+  const recordSchema = schemaRegistry.get(schema)?.id
+    ? schema
+    : documented(schema, { id: component })
+  const shape = schema.shape as Record<string, z.ZodType>
+  const fields = Object.keys(shape)
+  // The fields the deferred body schemas name, checked now: a definition's mistake shows when
+  // the sandbox is created, not at its first write.
+  const named = [
+    ...Object.keys(definition.defaults ?? {}),
+    ...(definition.adminOnly ?? []),
+    ...(definition.links ?? []).flatMap((link) => (link.field ? [link.field] : [])),
+  ]
+  for (const field of named) {
+    if (!(field in shape)) throw new TypeError(`${name}: no field ${field} in its schema`)
+  }
+  const nested = definition.links?.find((link) => link.nested && link.field)
   const status = shape.status
   const listSpec: ListSpec<T> = {
     fields: fields as ListSpec<T>['fields'],
@@ -163,6 +201,12 @@ function compile<T extends Row>(definition: ResourceDefinition<T>): Resource<T> 
         : (record: { id: number }) => String((record as Row)[field]),
     ]),
   )
+  // What only validation and the OpenAPI document need is built on first use.
+  const readOnly = once(() => [...readOnlyFields(schema), ...(nested ? [nested.field!] : [])])
+  const bodies = once(() => bodySchemas(definition, component, readOnly()))
+  const listQuery = once(() => listQuerySchema(listSpec))
+  const nestedListQuery = once(() => listQuerySchema(nestedListSpec))
+  const recordQuery = once(() => recordQuerySchema(fields))
   const resource: Resource<T> = {
     definition,
     name,
@@ -171,26 +215,23 @@ function compile<T extends Row>(definition: ResourceDefinition<T>): Resource<T> 
     component,
     schema: recordSchema,
     fields,
-    readOnly,
-    bodies: {
-      create,
-      replace,
-      patch,
-      memberReplace,
-      ...(nested
-        ? {
-            nestedCreate: withId(
-              definition.bodies?.nestedCreate ?? create.omit(mask([nested.field!])),
-              `Nested${component}Create`,
-            ),
-          }
-        : {}),
+    get readOnly() {
+      return readOnly()
+    },
+    get bodies() {
+      return bodies()
     },
     listSpec,
     nestedListSpec,
-    listQuery: listQuerySchema(listSpec),
-    nestedListQuery: listQuerySchema(nestedListSpec),
-    recordQuery: recordQuerySchema(fields),
+    get listQuery() {
+      return listQuery()
+    },
+    get nestedListQuery() {
+      return nestedListQuery()
+    },
+    get recordQuery() {
+      return recordQuery()
+    },
     dependents: [],
     table: {
       name,
@@ -237,16 +278,16 @@ function withLinks(
       .filter((link) => link.resource === resource.name)
       .map((link) => ({ resource: other, link: link as Link<Row> })),
   )
-  return {
-    ...resource,
-    dependents,
-    ...(nested
-      ? {
-          owner: {
-            link: nested as Link<Row> & { field: string; nested: Permission },
-            parent: byName.get(nested.resource)!,
-          },
-        }
-      : {}),
+  // Copied by descriptors, not spread: a spread would build every schema the getters defer.
+  const linked = Object.defineProperties({}, Object.getOwnPropertyDescriptors(resource)) as {
+    -readonly [K in keyof Resource]: Resource[K]
   }
+  linked.dependents = dependents
+  if (nested) {
+    linked.owner = {
+      link: nested as Link<Row> & { field: string; nested: Permission },
+      parent: byName.get(nested.resource)!,
+    }
+  }
+  return linked
 }

@@ -7,6 +7,7 @@ import {
   single,
 } from '../contract/params.js'
 import type { ListQuery, ListSpec } from './list.js'
+import { once } from '../contract/once.js'
 
 export const PAGE_SIZE_DEFAULT = 20
 export const PAGE_SIZE_MAX = 100
@@ -86,10 +87,13 @@ function fieldsParameter(fields: readonly string[]): QueryParameter {
 }
 
 /** `page` (≥ 1, default 1) and `pageSize` (1–100, default 20) of CONTRACT B3. */
-export const pagingSchema = {
-  page: integerQuery('page', 1, Number.MAX_SAFE_INTEGER, 1),
-  pageSize: integerQuery('pageSize', 1, PAGE_SIZE_MAX, PAGE_SIZE_DEFAULT),
-} satisfies QuerySchema
+export const pagingSchema = once(
+  () =>
+    ({
+      page: integerQuery('page', 1, Number.MAX_SAFE_INTEGER, 1),
+      pageSize: integerQuery('pageSize', 1, PAGE_SIZE_MAX, PAGE_SIZE_DEFAULT),
+    }) satisfies QuerySchema,
+)
 
 /** The query of a collection read (CONTRACT B3), generated from its list spec. */
 export function listQuerySchema(spec: {
@@ -100,7 +104,7 @@ export function listQuerySchema(spec: {
 }): QuerySchema {
   const [first, ...statuses] = spec.statuses
   return {
-    ...pagingSchema,
+    ...pagingSchema(),
     ...(first === undefined ? {} : { status: enumQuery('status', [first, ...statuses]) }),
     sort: enumQuery(
       'sort',

@@ -1,5 +1,6 @@
 import * as z from 'zod'
 import { documented } from '../contract/registry.js'
+import { once } from '../contract/once.js'
 import { codeForStatus, codes } from '../contract/codes.js'
 import { JSON_CONTENT_TYPE } from '../contract/envelope.js'
 import type { ApiResponse } from '../contract/exchange.js'
@@ -11,56 +12,59 @@ const overrideMethods = ['GET', 'HEAD', 'POST', 'PUT', 'PATCH', 'DELETE', 'OPTIO
 const headerName = /^[!#$%&'*+.^_`|~0-9A-Za-z-]{1,100}$/
 
 /** What an override answers (CONTRACT C2): an envelope, a raw JSON body, or a dropped connection. */
-const overrideResponseSchema = z.union([
-  z.strictObject({ drop: z.literal(true) }),
-  z.strictObject({
-    status: z.int().min(100).max(599),
-    code: z.int().min(0).max(99_999).optional(),
-    message: z.string().max(2000).optional(),
-    data: z.unknown().optional(),
-    body: z.unknown().optional(),
-    headers: z
-      .record(z.string().regex(headerName, 'must be a header name'), z.string().max(4000))
-      .optional(),
-    delayMs: z.int().min(0).max(MAX_DELAY_MS).optional(),
-  }),
-])
-
-/** The body of `POST /__sandbox/overrides` and of `sandbox.override()`. */
-export const overrideInputSchema = documented(
-  z.strictObject({
-    method: documented(
-      z
-        .string()
-        .transform((method) => method.toUpperCase())
-        .pipe(z.enum(overrideMethods))
+const overrideResponseSchema = () =>
+  z.union([
+    z.strictObject({ drop: z.literal(true) }),
+    z.strictObject({
+      status: z.int().min(100).max(599),
+      code: z.int().min(0).max(99_999).optional(),
+      message: z.string().max(2000).optional(),
+      data: z.unknown().optional(),
+      body: z.unknown().optional(),
+      headers: z
+        .record(z.string().regex(headerName, 'must be a header name'), z.string().max(4000))
         .optional(),
-      { description: 'Default: any method.' },
-    ),
-    path: documented(
-      z
-        .string()
-        .min(1)
-        .max(2000)
-        .regex(/^\/[^?#\s]*$/, 'must be a path starting with /, without query'),
-      {
-        description:
-          'Relative to the base path: a route template (`/users/{user_id}`) matches every id, a concrete path (`/users/5`) that one; a path the API lacks makes a stub.',
-      },
-    ),
-    query: documented(z.record(z.string(), z.string()).optional(), {
-      description: 'Every listed query parameter must be present with this value.',
+      delayMs: z.int().min(0).max(MAX_DELAY_MS).optional(),
     }),
-    times: documented(z.int().min(1).optional(), {
-      description: 'Matching requests it answers, then it is removed. Default: unlimited.',
+  ])
+
+/** The body of `POST /__sandbox/overrides` and of `sandbox.override()` (built on first use). */
+export const overrideInputSchema = once(() =>
+  documented(
+    z.strictObject({
+      method: documented(
+        z
+          .string()
+          .transform((method) => method.toUpperCase())
+          .pipe(z.enum(overrideMethods))
+          .optional(),
+        { description: 'Default: any method.' },
+      ),
+      path: documented(
+        z
+          .string()
+          .min(1)
+          .max(2000)
+          .regex(/^\/[^?#\s]*$/, 'must be a path starting with /, without query'),
+        {
+          description:
+            'Relative to the base path: a route template (`/users/{user_id}`) matches every id, a concrete path (`/users/5`) that one; a path the API lacks makes a stub.',
+        },
+      ),
+      query: documented(z.record(z.string(), z.string()).optional(), {
+        description: 'Every listed query parameter must be present with this value.',
+      }),
+      times: documented(z.int().min(1).optional(), {
+        description: 'Matching requests it answers, then it is removed. Default: unlimited.',
+      }),
+      response: overrideResponseSchema(),
     }),
-    response: overrideResponseSchema,
-  }),
-  { id: 'OverrideCreate' },
+    { id: 'OverrideCreate' },
+  ),
 )
 
-export type OverrideInput = z.input<typeof overrideInputSchema>
-type ParsedInput = z.output<typeof overrideInputSchema>
+export type OverrideInput = z.input<ReturnType<typeof overrideInputSchema>>
+type ParsedInput = z.output<ReturnType<typeof overrideInputSchema>>
 
 /** A stored override, as `GET /__sandbox/overrides` lists it. */
 export interface Override {
@@ -74,17 +78,19 @@ export interface Override {
   response: ParsedInput['response']
 }
 
-export const overrideSchema = documented(
-  z.object({
-    id: z.int(),
-    method: z.enum(overrideMethods).optional(),
-    path: z.string(),
-    query: z.record(z.string(), z.string()).optional(),
-    times: z.int().optional(),
-    remaining: z.int().optional(),
-    response: z.unknown(),
-  }),
-  { id: 'Override' },
+export const overrideSchema = once(() =>
+  documented(
+    z.object({
+      id: z.int(),
+      method: z.enum(overrideMethods).optional(),
+      path: z.string(),
+      query: z.record(z.string(), z.string()).optional(),
+      times: z.int().optional(),
+      remaining: z.int().optional(),
+      response: z.unknown(),
+    }),
+    { id: 'Override' },
+  ),
 )
 
 /** A path template or concrete path as a matcher: `{name}` matches one segment. */

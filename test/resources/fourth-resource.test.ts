@@ -275,6 +275,21 @@ describe('a 4th resource through MSW (setupServer)', () => {
   })
 })
 
+describe('a definition naming a field its schema lacks', () => {
+  it('is refused when the sandbox is created, naming the resource and the field', () => {
+    for (const mistake of [
+      { defaults: { colour: 'red' } },
+      { adminOnly: ['colour'] },
+      { links: [{ resource: 'users', field: 'ownerId' }] },
+    ]) {
+      const broken = { ...categories, name: 'tags', singular: 'tag', ...mistake } as never
+      expect(() => createSandbox({ resources: [broken] })).toThrow(
+        /^tags: no field (colour|ownerId) in its schema$/,
+      )
+    }
+  })
+})
+
 describe('a 4th resource over HTTP (createSandboxServer)', () => {
   const http = useSandboxServer(options)
   let call: Call
