@@ -159,7 +159,7 @@ export function createSandbox(options: SandboxOptions = {}): Sandbox {
       return { ...main.config }
     },
     configure(changes) {
-      const parsed = runtimeConfigPatchSchema.safeParse(changes, { reportInput: true })
+      const parsed = runtimeConfigPatchSchema().safeParse(changes, { reportInput: true })
       if (!parsed.success) {
         throw new TypeError(
           `Invalid settings: ${parsed.error.issues.map((issue) => describeIssue(issue, 'settings')).join('; ')}`,
@@ -169,7 +169,7 @@ export function createSandbox(options: SandboxOptions = {}): Sandbox {
     },
     requests: (filter) => (filter ? main.journal.matching(filter) : main.journal.entries()),
     override(input) {
-      const parsed = overrideInputSchema.safeParse(input, { reportInput: true })
+      const parsed = overrideInputSchema().safeParse(input, { reportInput: true })
       if (!parsed.success) {
         throw new TypeError(
           `Invalid override: ${parsed.error.issues.map((issue) => describeIssue(issue)).join('; ')}`,

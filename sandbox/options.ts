@@ -100,37 +100,65 @@ export const optionLimits = {
   maxSandboxes: [1, 100_000],
 } as const
 
-/** The runtime settings (validated as `PATCH /__sandbox/config` does) and the fixed options. */
-const optionsSchema = runtimeConfigPatchSchema.extend({
-  baseUrl: z.string().max(2000).optional(),
-  tokenTtl: z.int().min(optionLimits.tokenTtl[0]).max(optionLimits.tokenTtl[1]).default(3600),
-  control: z.boolean().default(true),
-  openApiPath: z
-    .union([z.literal(false), z.string().regex(/^\/[^?#\s]*$/, 'must be a path starting with /')])
-    .default('/openapi.json'),
-  maxSandboxes: z
-    .int()
-    .min(optionLimits.maxSandboxes[0])
-    .max(optionLimits.maxSandboxes[1])
-    .default(1000),
+/** The defaults of the fixed options (the runtime settings' are `defaultRuntimeConfig`). */
+const optionDefaults = {
+  tokenTtl: 3600,
+  control: true,
+  openApiPath: '/openapi.json' as string | false,
+  maxSandboxes: 1000,
+}
+
+/**
+ * The schema of each validated option, in the order problems are reported: the runtime settings
+ * (validated as `PATCH /__sandbox/config` does), then the fixed options. Each is built when an
+ * option it checks is given: a sandbox created with none of them builds none.
+ */
+const optionSchemas: Record<string, () => z.ZodType> = {
+  ...Object.fromEntries(
+    Object.keys(defaultRuntimeConfig).map((name) => [
+      name,
+      () => runtimeConfigPatchSchema().shape[name as keyof RuntimeConfig],
+    ]),
+  ),
+  baseUrl: () => z.string().max(2000),
+  tokenTtl: () => z.int().min(optionLimits.tokenTtl[0]).max(optionLimits.tokenTtl[1]),
+  control: () => z.boolean(),
+  openApiPath: () =>
+    z.union([z.literal(false), z.string().regex(/^\/[^?#\s]*$/, 'must be a path starting with /')]),
+  maxSandboxes: () => z.int().min(optionLimits.maxSandboxes[0]).max(optionLimits.maxSandboxes[1]),
   ...Object.fromEntries(
     Object.entries(limitBounds).map(([name, [min, max]]) => [
       name,
-      z.int().min(min).max(max).optional(),
+      () => z.int().min(min).max(max),
     ]),
   ),
-})
+}
+
+/** The options with a schema, validated (only those given are parsed); throws naming every bad one. */
+function validOptions(options: SandboxOptions): Record<string, unknown> {
+  if (typeof options !== 'object' || options === null)
+    throw new TypeError('Invalid sandbox options: options: must be an object')
+  const values: Record<string, unknown> = {}
+  const problems: string[] = []
+  for (const [name, schema] of Object.entries(optionSchemas)) {
+    const value = (options as Record<string, unknown>)[name]
+    if (value === undefined) continue
+    const parsed = schema().safeParse(value, { reportInput: true })
+    if (parsed.success) values[name] = parsed.data
+    else
+      for (const issue of parsed.error.issues)
+        problems.push(describeIssue({ ...issue, path: [name, ...issue.path] }, 'options'))
+  }
+  if (problems.length > 0) throw new TypeError(`Invalid sandbox options: ${problems.join('; ')}`)
+  return values
+}
 
 /** Fills in defaults and validates; throws an Error whose message names every bad option. */
 export function resolveOptions(options: SandboxOptions = {}): ResolvedOptions {
-  // jitless: zod would otherwise generate and compile a parser for this schema on its first
-  // parse, which costs a fresh test file more than parsing it once (issue 18, measured).
-  const parsed = optionsSchema.safeParse(options, { reportInput: true, jitless: true })
-  if (!parsed.success) {
-    throw new TypeError(
-      `Invalid sandbox options: ${parsed.error.issues.map((issue) => describeIssue(issue, 'options')).join('; ')}`,
-    )
-  }
+  const given = validOptions(options) as Partial<typeof optionDefaults> & {
+    baseUrl?: string
+  } & Partial<Record<keyof typeof limitBounds, number>> &
+    Partial<RuntimeConfig>
   const {
     baseUrl,
     tokenTtl,
@@ -144,7 +172,7 @@ export function resolveOptions(options: SandboxOptions = {}): ResolvedOptions {
     sandboxesMemory,
     maxDocumentBytes,
     ...settings
-  } = parsed.data as typeof parsed.data & Partial<Record<keyof typeof limitBounds, number>>
+  } = { ...optionDefaults, ...given }
   const { clock } = options
   const catalog = options.resources?.length
     ? new Catalog([...shopResources, ...options.resources])

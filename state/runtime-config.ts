@@ -1,73 +1,81 @@
 import * as z from 'zod'
 import { definedOnly } from '../db/defined-only.js'
 import { documented } from '../contract/registry.js'
+import { once } from '../contract/once.js'
 
 /** The longest delay anything may ask for: settings, `X-Sandbox-Delay`, overrides. */
 export const MAX_DELAY_MS = 60_000
 
-const delayMs = z.int().min(0).max(MAX_DELAY_MS)
+/** A latency: milliseconds, or a uniform range. */
+export type Delay = number | { min: number; max: number }
 
-const delayRange = z
-  .object({ min: delayMs, max: delayMs })
-  .refine((range) => range.min <= range.max, { message: 'min must not exceed max', path: ['max'] })
-
-/** `150` or `"100-300"` as written on the command line. */
-const delayText = z
-  .string()
-  .regex(/^\d{1,5}(?:-\d{1,5})?$/, 'must be <ms> or <min>-<max>')
-  .transform((text) => {
-    const [min, max = min] = text.split('-').map(Number) as [number, number?]
-    return min === max ? min : { min, max }
-  })
-  .pipe(z.union([delayMs, delayRange]))
-
-const delayValue = z.union([delayMs, delayRange])
-
-/** A latency as given: ms, a range `{ min, max }`, or the text `"100-300"`. */
-export const delaySchema = documented(z.union([delayMs, delayRange, delayText]), {
-  description: `Milliseconds (0-${MAX_DELAY_MS}), or a range { min, max } (also written "100-300").`,
+/** The settings' schemas, built on first use (a sandbox nobody configures never builds them). */
+const schemas = once(() => {
+  const delayMs = z.int().min(0).max(MAX_DELAY_MS)
+  const delayRange = z
+    .object({ min: delayMs, max: delayMs })
+    .refine((range) => range.min <= range.max, {
+      message: 'min must not exceed max',
+      path: ['max'],
+    })
+  // `150` or `"100-300"` as written on the command line.
+  const delayText = z
+    .string()
+    .regex(/^\d{1,5}(?:-\d{1,5})?$/, 'must be <ms> or <min>-<max>')
+    .transform((text) => {
+      const [min, max = min] = text.split('-').map(Number) as [number, number?]
+      return min === max ? min : { min, max }
+    })
+    .pipe(z.union([delayMs, delayRange]))
+  const delayValue = z.union([delayMs, delayRange])
+  const rate = z.number().min(0).max(1)
+  const settings = {
+    errorRate: documented(rate, {
+      description: 'Share of API requests answered 500 or 503 (0 to 1).',
+    }),
+    dropRate: documented(rate, {
+      description: 'Share of API requests whose connection is dropped (0 to 1).',
+    }),
+    strict: documented(z.boolean(), {
+      description: 'Unknown query parameters and body fields are errors.',
+    }),
+    auth: documented(z.boolean(), {
+      description: 'When false, requests without a token act as the admin.',
+    }),
+  }
+  return {
+    /** What `GET /__sandbox/config` returns (CONTRACT C). */
+    config: documented(
+      z.object({
+        delay: documented(delayValue, {
+          description: 'Milliseconds, or a uniform range { min, max }.',
+        }) as z.ZodType<Delay>,
+        ...settings,
+      }),
+      { id: 'SandboxConfig' },
+    ),
+    /** Body of `PATCH /__sandbox/config`: any of the settings; a delay also as `"100-300"`. */
+    patch: documented(
+      z
+        .object({
+          delay: documented(z.union([delayMs, delayRange, delayText]), {
+            description: `Milliseconds (0-${MAX_DELAY_MS}), or a range { min, max } (also written "100-300").`,
+          }) as z.ZodType<Delay, Delay | string>,
+          ...settings,
+        })
+        .partial(),
+      { id: 'SandboxConfigPatch' },
+    ),
+  }
 })
 
-/** A share of requests, 0 to 1. */
-export const rateSchema = z.number().min(0).max(1)
-
-const settings = {
-  errorRate: documented(rateSchema, {
-    description: 'Share of API requests answered 500 or 503 (0 to 1).',
-  }),
-  dropRate: documented(rateSchema, {
-    description: 'Share of API requests whose connection is dropped (0 to 1).',
-  }),
-  strict: documented(z.boolean(), {
-    description: 'Unknown query parameters and body fields are errors.',
-  }),
-  auth: documented(z.boolean(), {
-    description: 'When false, requests without a token act as the admin.',
-  }),
-}
-
 /** The sandbox's runtime settings (CONTRACT C): what `GET /__sandbox/config` returns. */
-export const runtimeConfigSchema = documented(
-  z.object({
-    delay: documented(delayValue, {
-      description: 'Milliseconds, or a uniform range { min, max }.',
-    }),
-    ...settings,
-  }),
-  { id: 'SandboxConfig' },
-)
+export const runtimeConfigSchema = () => schemas().config
 
 /** Body of `PATCH /__sandbox/config`: any of the settings. */
-export const runtimeConfigPatchSchema = documented(
-  z.object({ delay: delaySchema, ...settings }).partial(),
-  {
-    id: 'SandboxConfigPatch',
-  },
-)
+export const runtimeConfigPatchSchema = () => schemas().patch
 
-export type Delay = z.output<typeof delayValue>
-
-export type RuntimeConfig = z.output<typeof runtimeConfigSchema>
+export type RuntimeConfig = z.output<ReturnType<typeof runtimeConfigSchema>>
 
 /** The settings of a sandbox nobody configured. */
 export const defaultRuntimeConfig: Readonly<RuntimeConfig> = Object.freeze({
@@ -78,7 +86,7 @@ export const defaultRuntimeConfig: Readonly<RuntimeConfig> = Object.freeze({
   auth: true,
 })
 
-export type RuntimeConfigInput = z.input<typeof runtimeConfigPatchSchema>
+export type RuntimeConfigInput = z.input<ReturnType<typeof runtimeConfigPatchSchema>>
 
 /** `config` with the given settings changed (a setting given as `undefined` is left alone). */
 export function withSettings(

@@ -1,0 +1,47 @@
+import { describe, expect, it } from 'vitest'
+import { createSandbox } from '../../index.js'
+
+describe('createSandbox options', () => {
+  it('names every bad option, settings first, in one TypeError', () => {
+    expect(() => createSandbox({ tokenTtl: 0, baseUrl: 5 as never })).toThrow(
+      new TypeError(
+        'Invalid sandbox options: baseUrl: must be a string; tokenTtl: must be at least 1',
+      ),
+    )
+    expect(() => createSandbox({ strict: 1 as never, auth: 'no' as never, dropRate: -1 })).toThrow(
+      new TypeError(
+        'Invalid sandbox options: dropRate: must be at least 0; strict: must be a boolean; auth: must be a boolean',
+      ),
+    )
+    expect(() => createSandbox({ delay: { min: 5, max: 2 } })).toThrow(
+      'Invalid sandbox options: delay.max: min must not exceed max',
+    )
+    expect(() => createSandbox({ journalSize: -1, sandboxesMemory: 5 })).toThrow(
+      'Invalid sandbox options: journalSize: must be at least 0; sandboxesMemory: must be at least 1048576',
+    )
+    expect(() => createSandbox(null as never)).toThrow(
+      'Invalid sandbox options: options: must be an object',
+    )
+  })
+
+  it('fills in defaults and takes settings as the config API does', () => {
+    const defaults = createSandbox()
+    expect(defaults.options).toMatchObject({ tokenTtl: 3600, control: true, maxSandboxes: 1000 })
+    expect(defaults.options.openApiPath).toBe('/openapi.json')
+    expect(defaults.config).toEqual({
+      delay: 0,
+      errorRate: 0,
+      dropRate: 0,
+      strict: false,
+      auth: true,
+    })
+    const given = createSandbox({
+      delay: '100-300',
+      tokenTtl: 60,
+      openApiPath: false,
+      strict: true,
+    })
+    expect(given.config).toMatchObject({ delay: { min: 100, max: 300 }, strict: true })
+    expect(given.options).toMatchObject({ tokenTtl: 60, openApiPath: null })
+  })
+})
