@@ -1,6 +1,6 @@
 import * as z from 'zod'
 import { toCents } from './money.js'
-import { documented } from './registry.js'
+import { documented, schemaRegistry } from './registry.js'
 
 /**
  * The largest id (2^31 − 1, a 32-bit signed integer as many real APIs use): documents with
@@ -28,15 +28,13 @@ function wholeCents(amount: number): boolean {
  * is a refinement, not JSON Schema's `multipleOf: 0.01`: common validators (Ajv) compute
  * 19.99 / 0.01 in floating point and would reject valid prices.
  */
-export const priceSchema = documented(
-  z
-    .number()
-    .min(0)
-    .max(1_000_000)
-    .refine(wholeCents, 'must have at most 2 decimals')
-    .overwrite((amount) => toCents(amount) / 100),
-  { description: 'At most 2 decimals.' },
-)
+export const priceSchema = z
+  .number()
+  .min(0)
+  .max(1_000_000)
+  .refine(wholeCents, 'must have at most 2 decimals')
+  .overwrite((amount) => toCents(amount) / 100)
+  .register(schemaRegistry, { description: 'At most 2 decimals.' })
 
 /** A field no client can write. */
 export function readOnly<T extends z.ZodType>(schema: T, description?: string): T {

@@ -16,7 +16,9 @@ export const schemaRegistry = z.registry<SchemaDocs>()
 
 /**
  * A copy of `schema` documented in {@link schemaRegistry} (the original is left alone, so a
- * shared field schema can be documented differently in different places).
+ * shared field schema can be documented differently in different places). A schema made for one
+ * place needs no copy: `z.object({ … }).register(schemaRegistry, docs)` (a copy is a second
+ * construction, which a fresh test file pays at import).
  *
  * @example
  * const userSchema = documented(z.object({ … }), { id: 'User' })

@@ -374,15 +374,19 @@ let idCounter = 0
 
 function newRequestId(): string {
   if (idPrefix === '' || idCounter > 0xffff_ffff_ffff) {
-    // randomUUID is missing on a page served over plain http from another machine.
-    const uuid = globalThis.crypto?.randomUUID?.() ?? randomUuid()
+    const uuid = randomUuid()
     idPrefix = uuid.slice(0, 24)
     idCounter = Number.parseInt(uuid.slice(24, 32), 16)
   }
   return idPrefix + (idCounter++).toString(16).padStart(12, '0')
 }
 
-/** A version 4 UUID from `Math.random`, for where `crypto.randomUUID` is missing. */
+/**
+ * A version 4 UUID from `Math.random` (seeded by the engine from the system's entropy): enough
+ * for ids that must not repeat, never for secrets. Not `crypto.randomUUID`: loading Node's web
+ * crypto costs a fresh test file's first answer ~1 ms, and pages served over plain http from
+ * another machine lack it.
+ */
 function randomUuid(): string {
   const hex = (digits: number) =>
     Array.from({ length: digits }, () => Math.floor(Math.random() * 16).toString(16)).join('')

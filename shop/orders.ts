@@ -2,7 +2,7 @@ import * as z from 'zod'
 import { ApiError } from '../contract/api-error.js'
 import { idSchema, priceSchema, readOnly, timestampSchema } from '../contract/fields.js'
 import { orderTotal } from '../contract/money.js'
-import { documented } from '../contract/registry.js'
+import { documented, schemaRegistry } from '../contract/registry.js'
 import { PROGRESS_STEP } from '../db/progress.js'
 import type { DataService, SeedContext } from '../resources/define.js'
 import { defineResource } from '../resources/define.js'
@@ -13,15 +13,14 @@ import type { User } from './users.js'
 export const orderStatusSchema = z.enum(['pending', 'paid', 'shipped', 'delivered', 'cancelled'])
 
 /** One line of an order; `productName` and `unitPrice` are copied from the product. */
-export const orderItemSchema = documented(
-  z.object({
+export const orderItemSchema = z
+  .object({
     productId: idSchema,
     productName: readOnly(z.string()),
     quantity: z.int().min(1).max(999),
     unitPrice: readOnly(priceSchema),
-  }),
-  { id: 'OrderItem' },
-)
+  })
+  .register(schemaRegistry, { id: 'OrderItem' })
 
 /** An order's lines: 1 to 50 (CONTRACT B1), as stored or as a client sends them. */
 function itemList<T extends z.ZodType>(item: T) {
@@ -29,8 +28,8 @@ function itemList<T extends z.ZodType>(item: T) {
 }
 
 /** An order as stored and returned (CONTRACT B1). */
-export const orderSchema = documented(
-  z.object({
+export const orderSchema = z
+  .object({
     id: readOnly(idSchema),
     userId: documented(idSchema, { description: 'The owner; read-only after creation.' }),
     status: orderStatusSchema,
@@ -38,40 +37,35 @@ export const orderSchema = documented(
     total: readOnly(z.number().min(0), 'Sum of quantity x unitPrice, computed in whole cents.'),
     createdAt: readOnly(timestampSchema),
     updatedAt: readOnly(timestampSchema),
-  }),
-  { id: 'Order' },
-)
+  })
+  .register(schemaRegistry, { id: 'Order' })
 
 /** What a client sends for one line: the product and how many. */
-export const orderItemInputSchema = documented(
-  orderItemSchema.pick({ productId: true, quantity: true }),
-  {
-    id: 'OrderItemInput',
-  },
-)
+export const orderItemInputSchema = orderItemSchema
+  .pick({ productId: true, quantity: true })
+  .register(schemaRegistry, { id: 'OrderItemInput' })
 
 const itemsInput = itemList(orderItemInputSchema)
 
 /** Body of `POST /users/{user_id}/orders` (the owner comes from the path). */
-export const nestedOrderCreateSchema = documented(z.object({ items: itemsInput }), {
-  id: 'NestedOrderCreate',
-})
+export const nestedOrderCreateSchema = z
+  .object({ items: itemsInput })
+  .register(schemaRegistry, { id: 'NestedOrderCreate' })
 
 /** Body of `POST /orders`: `userId` is required. */
-export const orderCreateSchema = documented(nestedOrderCreateSchema.extend({ userId: idSchema }), {
-  id: 'OrderCreate',
-})
+export const orderCreateSchema = nestedOrderCreateSchema
+  .extend({ userId: idSchema })
+  .register(schemaRegistry, { id: 'OrderCreate' })
 
 /** Body of `PUT /orders/{order_id}`: every writable field. */
-export const orderReplaceSchema = documented(
-  z.object({ status: orderStatusSchema, items: itemsInput }),
-  {
-    id: 'OrderReplace',
-  },
-)
+export const orderReplaceSchema = z
+  .object({ status: orderStatusSchema, items: itemsInput })
+  .register(schemaRegistry, { id: 'OrderReplace' })
 
 /** Body of `PATCH /orders/{order_id}`: any writable field. */
-export const orderPatchSchema = documented(orderReplaceSchema.partial(), { id: 'OrderPatch' })
+export const orderPatchSchema = orderReplaceSchema
+  .partial()
+  .register(schemaRegistry, { id: 'OrderPatch' })
 
 export type Order = z.infer<typeof orderSchema>
 export type OrderItem = z.infer<typeof orderItemSchema>

@@ -6,27 +6,29 @@ import {
   readOnly,
   timestampSchema,
 } from '../contract/fields.js'
-import { documented } from '../contract/registry.js'
+import { documented, schemaRegistry } from '../contract/registry.js'
 import type { SeedContext } from '../resources/define.js'
 import { defineResource } from '../resources/define.js'
 import { DAY, timeline, uniqueValue } from '../resources/seed.js'
 
 /** A product as stored and returned (CONTRACT B1). */
-export const productSchema = documented(
-  z.object({
+export const productSchema = z
+  .object({
     id: readOnly(idSchema),
     name: z.string().trim().min(1).max(100),
-    sku: documented(z.string().regex(/^[A-Z0-9-]{3,32}$/), {
-      description: 'Stock keeping unit: 3-32 of A-Z, 0-9 and "-"; unique.',
-    }),
+    sku: z
+      .string()
+      .regex(/^[A-Z0-9-]{3,32}$/)
+      .register(schemaRegistry, {
+        description: 'Stock keeping unit: 3-32 of A-Z, 0-9 and "-"; unique.',
+      }),
     price: priceSchema,
     stock: z.int().min(0),
     status: activitySchema,
     createdAt: readOnly(timestampSchema),
     updatedAt: readOnly(timestampSchema),
-  }),
-  { id: 'Product' },
-)
+  })
+  .register(schemaRegistry, { id: 'Product' })
 
 const writable = productSchema.pick({
   name: true,
@@ -37,18 +39,17 @@ const writable = productSchema.pick({
 })
 
 /** Body of `POST /products`: `status` defaults to `active`. */
-export const productCreateSchema = documented(
-  writable.extend({ status: activitySchema.default('active') }),
-  {
-    id: 'ProductCreate',
-  },
-)
+export const productCreateSchema = writable
+  .extend({ status: activitySchema.default('active') })
+  .register(schemaRegistry, { id: 'ProductCreate' })
 
 /** Body of `PUT /products/{product_id}`: every writable field. */
 export const productReplaceSchema = documented(writable, { id: 'ProductReplace' })
 
 /** Body of `PATCH /products/{product_id}`: any writable field. */
-export const productPatchSchema = documented(writable.partial(), { id: 'ProductPatch' })
+export const productPatchSchema = writable
+  .partial()
+  .register(schemaRegistry, { id: 'ProductPatch' })
 
 export type Product = z.infer<typeof productSchema>
 
