@@ -10,12 +10,14 @@ export const JSON_CONTENT_TYPE = 'application/json; charset=utf-8'
 export function success(
   data: unknown,
   status = 200,
-  headers: Record<string, string> = {},
+  headers?: Record<string, string>,
 ): ApiResponse {
   return {
     status,
     code: codes.success.code,
-    headers: { 'content-type': JSON_CONTENT_TYPE, ...headers },
+    headers: headers
+      ? { 'content-type': JSON_CONTENT_TYPE, ...headers }
+      : { 'content-type': JSON_CONTENT_TYPE },
     body: successText(data),
     data,
   }

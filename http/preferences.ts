@@ -10,6 +10,9 @@ export interface Preferences {
   code?: number
 }
 
+/** What a request without `Prefer` asks for (most requests). */
+const NO_PREFERENCES: Readonly<Preferences> = Object.freeze({ representation: false })
+
 /**
  * Reads `Prefer` as RFC 7240 says: comma-separated preferences (one header or several),
  * each `token[=value]` with optional `;parameters`, values as tokens or quoted strings,
@@ -17,8 +20,8 @@ export interface Preferences {
  */
 export function parsePrefer(request: ApiRequest): Preferences {
   const header = request.header('prefer')
+  if (header === null) return NO_PREFERENCES
   const preferences: Preferences = { representation: false }
-  if (header === null) return preferences
   const seen = new Set<string>()
   for (const [name, value] of preferenceList(header.slice(0, 4096))) {
     if (seen.has(name)) continue

@@ -30,15 +30,28 @@ export function fromNodeRequest(
   url: URL,
   budget: BodyBudget = unlimited,
 ): ApiRequest {
-  return {
-    method: (req.method ?? 'GET').toUpperCase(),
-    url,
-    header(name) {
-      const value = req.headers[name]
-      if (value === undefined) return null
-      return Array.isArray(value) ? value.join(', ') : value
-    },
-    readBody: (limit) => readNodeBody(req, limit, budget),
+  return new NodeRequest(req, url, budget)
+}
+
+/** One object per request, its methods on the prototype (this runs on every request). */
+class NodeRequest implements ApiRequest {
+  readonly method: string
+  constructor(
+    readonly req: IncomingMessage,
+    readonly url: URL,
+    readonly budget: BodyBudget,
+  ) {
+    this.method = (req.method ?? 'GET').toUpperCase()
+  }
+
+  header(name: string): string | null {
+    const value = this.req.headers[name]
+    if (value === undefined) return null
+    return Array.isArray(value) ? value.join(', ') : value
+  }
+
+  readBody(limit: number) {
+    return readNodeBody(this.req, limit, this.budget)
   }
 }
 
