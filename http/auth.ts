@@ -6,6 +6,15 @@ import type { User } from '../shop/users.js'
 import type { Principal } from './operation.js'
 
 /**
+ * The fixed tokens by value. Looked up, not compared in constant time: they are published
+ * (README, CONTRACT B4), so their bytes are no secret a timing could leak; session tokens are
+ * found by the same kind of lookup.
+ */
+const fixedTokenUsers = new Map<string, (typeof fixedTokens)[number]>(
+  fixedTokens.map((entry) => [entry.token, entry]),
+)
+
+/**
  * Resolves the caller from `Authorization: Bearer <token>` (CONTRACT B4): missing → 40100;
  * malformed, unknown, revoked or expired → 40101. With auth off, no header means the admin.
  */
@@ -21,8 +30,7 @@ export function authenticate(header: string | null, instance: SandboxInstance): 
   if (!match)
     throw ApiError.of('invalidToken', "invalid token: Authorization must be 'Bearer <token>'")
   const token = match[1]!
-  let fixed: (typeof fixedTokens)[number] | undefined
-  for (const entry of fixedTokens) if (safeEqual(entry.token, token)) fixed ??= entry
+  const fixed = fixedTokenUsers.get(token)
   const userId = fixed ? fixed.userId : instance.sessions.userFor(token)
   if (userId === undefined) throw ApiError.of('invalidToken')
   const user = instance.store.table<User>(shopApi.accounts).get(userId)
