@@ -50,7 +50,20 @@ export function jsonText(value: unknown): string | undefined {
     const item = jsonText((value as Record<string, unknown>)[key])
     if (item === undefined) continue
     if (text.length > 1) text += ','
-    text += `${JSON.stringify(key)}:${item}`
+    text += `${keyText(key)}:${item}`
   }
   return `${text}}`
+}
+
+/** The JSON text of the keys answers use again and again (`list`, `total`, …), kept. */
+const keyTexts = new Map<string, string>()
+
+function keyText(key: string): string {
+  let text = keyTexts.get(key)
+  if (text === undefined) {
+    text = JSON.stringify(key)
+    // Bounded: keys come from data too (a client's JSON), which must not grow it.
+    if (keyTexts.size < 256) keyTexts.set(key, text)
+  }
+  return text
 }

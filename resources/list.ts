@@ -86,7 +86,7 @@ export function runListQuery<T extends { id: number }>(
         : sortedPage(table, matches, query, start, end)
   }
   return {
-    list: page.map((record) => selectFields(record, query.fields)),
+    list: query.fields ? page.map((record) => selectFields(record, query.fields)) : page,
     total,
     page: query.page,
     pageSize: query.pageSize,

@@ -153,6 +153,15 @@ function defaultsOf(schema: QuerySchema): Readonly<Record<string, unknown>> {
   return values
 }
 
+const parameterNames = new WeakMap<QuerySchema, readonly string[]>()
+
+/** The parameters of a schema, in order, listed once. */
+function namesOf(schema: QuerySchema): readonly string[] {
+  let list = parameterNames.get(schema)
+  if (!list) parameterNames.set(schema, (list = Object.keys(schema)))
+  return list
+}
+
 /**
  * Validates a query against its schema: a parameter given twice, a value the schema refuses
  * and (strict mode) a parameter it does not know are each a 400 naming the parameter.
@@ -165,8 +174,8 @@ export function parseQuery(
   strict: boolean,
 ): Record<string, unknown> {
   const values = { ...defaultsOf(schema) }
-  if (params.keys().next().done) return values
-  const names = Object.keys(schema)
+  if (params.size === 0) return values
+  const names = namesOf(schema)
   if (strict) rejectUnknown(params, names)
   for (const name of names) {
     if (!params.has(name)) continue
