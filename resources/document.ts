@@ -1,7 +1,7 @@
 import * as z from 'zod'
 import { MAX_ID } from '../contract/fields.js'
 import { describeIssue } from '../contract/issues.js'
-import { documented } from '../contract/registry.js'
+import { schemaRegistry } from '../contract/registry.js'
 import type { ProgressReporter } from '../db/progress.js'
 import { PROGRESS_STEP } from '../db/progress.js'
 import type { Document, Snapshot } from '../db/store.js'
@@ -21,14 +21,13 @@ export function documentSchemas(catalog: Catalog) {
       .min(1)
       .max(MAX_ID + 1)
     known = {
-      document: documented(
-        z.object(
+      document: z
+        .object(
           Object.fromEntries(
             catalog.resources.map(({ name, definition }) => [name, z.array(definition.schema)]),
           ),
-        ),
-        { id: 'DbDocument' },
-      ),
+        )
+        .register(schemaRegistry, { id: 'DbDocument' }),
       nextIds: z.object(Object.fromEntries(catalog.names.map((name) => [name, nextId]))),
     }
     schemas.set(catalog, known)
