@@ -92,6 +92,29 @@ interface Kept {
   bytes: number
 }
 
+/** A new entry object, every field present (one shape for all). */
+function blankEntry(): Kept {
+  return {
+    id: 0,
+    at: 0,
+    method: '',
+    path: '',
+    apiPath: undefined,
+    search: '',
+    status: 0,
+    durationMs: 0,
+    responseCode: null,
+    overrideId: undefined,
+    bodyText: undefined,
+    cutFrom: undefined,
+    responseKind: 'none',
+    responseText: undefined,
+    responseData: undefined,
+    responseCutFrom: undefined,
+    bytes: 0,
+  }
+}
+
 /** What an entry costs besides its strings (object, numbers, slots), in bytes. */
 const ENTRY_OVERHEAD = 200
 
@@ -151,26 +174,28 @@ export class Journal {
     const bytes =
       ENTRY_OVERHEAD +
       2 * (record.path.length + record.search.length + (bodyText?.length ?? 0) + responseLength)
-    const entry: Kept = {
-      id: this.#nextId++,
-      at: record.at,
-      method: record.method,
-      path: record.path,
-      apiPath: record.apiPath,
-      search: record.search,
-      status: record.response.status,
-      durationMs: record.durationMs,
-      responseCode: record.response.code,
-      overrideId: record.overrideId,
-      bodyText,
-      cutFrom,
-      responseKind,
-      responseText,
-      responseData,
-      responseCutFrom,
-      bytes,
-    }
-    if (this.#count === size) this.#dropOldest()
+    // A full ring writes over its oldest entry's object: no new object per request once full,
+    // and none left behind for the collector (entries never leave the journal unformatted).
+    const full = this.#count === size
+    const entry: Kept = full ? this.#items[this.#head]! : blankEntry()
+    if (full) this.#dropOldest()
+    entry.id = this.#nextId++
+    entry.at = record.at
+    entry.method = record.method
+    entry.path = record.path
+    entry.apiPath = record.apiPath
+    entry.search = record.search
+    entry.status = record.response.status
+    entry.durationMs = record.durationMs
+    entry.responseCode = record.response.code
+    entry.overrideId = record.overrideId
+    entry.bodyText = bodyText
+    entry.cutFrom = cutFrom
+    entry.responseKind = responseKind
+    entry.responseText = responseText
+    entry.responseData = responseData
+    entry.responseCutFrom = responseCutFrom
+    entry.bytes = bytes
     const slot = (this.#head + this.#count) % size
     if (slot === this.#items.length) this.#items.push(entry)
     else this.#items[slot] = entry
