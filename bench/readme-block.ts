@@ -1,6 +1,6 @@
 import { readFileSync, writeFileSync } from 'node:fs'
 import { resolve } from 'node:path'
-import { format } from 'prettier'
+import { format, resolveConfig } from 'prettier'
 
 const readmePath = resolve(import.meta.dirname, '..', 'README.md')
 
@@ -13,5 +13,7 @@ export async function rewriteReadmeBlock(name: string, lines: string[]): Promise
   const pattern = new RegExp(`<!-- ${name}:start[\\s\\S]*?<!-- ${name}:end -->`)
   if (!pattern.test(readme)) throw new Error(`README.md has no ${name} block`)
   const updated = readme.replace(pattern, () => lines.join('\n'))
-  writeFileSync(readmePath, await format(updated, { filepath: readmePath }))
+  // The repository's settings (.prettierrc.json), or the code blocks come out in prettier's defaults.
+  const config = await resolveConfig(readmePath)
+  writeFileSync(readmePath, await format(updated, { ...config, filepath: readmePath }))
 }
