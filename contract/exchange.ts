@@ -36,6 +36,17 @@ export interface ApiResponse {
   data?: unknown
 }
 
+/**
+ * Whether an answer is still on its way (a promise) rather than ready. Checked as a thenable,
+ * not with `instanceof Promise`: under a test runner's sandboxed globals (Jest's environments)
+ * an async function's promise need not be the global `Promise`.
+ */
+export function isPending(
+  answer: ApiResponse | PromiseLike<ApiResponse>,
+): answer is Promise<ApiResponse> {
+  return typeof (answer as { then?: unknown }).then === 'function'
+}
+
 /** Adapts a Fetch API `Request` (what MSW hands its handlers). */
 export function fromFetchRequest(request: Request): ApiRequest {
   return {

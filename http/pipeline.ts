@@ -9,6 +9,7 @@ import { codes } from '../contract/codes.js'
 import { readJsonBody } from './body.js'
 import { dropped, failure, noContent } from '../contract/envelope.js'
 import type { ApiRequest, ApiResponse } from '../contract/exchange.js'
+import { isPending } from '../contract/exchange.js'
 import type { Operation, OperationContext, Principal } from './operation.js'
 import { forcedError, parsePrefer } from './preferences.js'
 import { clip, integerParameter, invalidParameter, rejectUnknown } from '../contract/params.js'
@@ -64,7 +65,7 @@ export function answer(
   } catch (error) {
     result = toErrorResponse(host, error)
   }
-  if (!(result instanceof Promise)) return finish(request, requestId, result)
+  if (!isPending(result)) return finish(request, requestId, result)
   return result.then(
     (response) => finish(request, requestId, response),
     (error: unknown) => finish(request, requestId, toErrorResponse(host, error)),
@@ -100,7 +101,7 @@ function dispatch(host: PipelineHost, request: ApiRequest): ApiResponse | Promis
     host.settle(instance)
     throw error
   }
-  if (result instanceof Promise) return result.finally(() => host.settle(instance))
+  if (isPending(result)) return result.finally(() => host.settle(instance))
   host.settle(instance)
   return result
 }
@@ -120,7 +121,7 @@ function journaled(
   } catch (error) {
     result = toErrorResponse(host, error)
   }
-  if (!(result instanceof Promise)) return record(instance, request, seen, result)
+  if (!isPending(result)) return record(instance, request, seen, result)
   return result.then(
     (response) => record(instance, request, seen, response),
     (error: unknown) => record(instance, request, seen, toErrorResponse(host, error)),
@@ -294,7 +295,7 @@ function route(
     }
     return response
   }
-  return result instanceof Promise ? result.then(saved) : saved(result)
+  return isPending(result) ? result.then(saved) : saved(result)
 }
 
 /**

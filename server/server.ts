@@ -7,6 +7,7 @@ import { ApiError } from '../contract/api-error.js'
 import { failure, JSON_CONTENT_TYPE } from '../contract/envelope.js'
 import { requestIdFor } from '../http/pipeline.js'
 import type { ApiResponse } from '../contract/exchange.js'
+import { isPending } from '../contract/exchange.js'
 import type { Sandbox } from '../sandbox/create-sandbox.js'
 import { answerOf, createSandbox } from '../sandbox/create-sandbox.js'
 import type { SandboxOptions } from '../sandbox/options.js'
@@ -247,7 +248,7 @@ function requestListener(sandbox: Sandbox, options: ListenerOptions) {
       // Only a throwing onUnexpectedError gets here: answered 500 like any unexpected error.
       result = Promise.reject(error)
     }
-    if (!(result instanceof Promise)) return sendAnswer(req, res, result, frame)
+    if (!isPending(result)) return sendAnswer(req, res, result, frame)
     result.then(
       (response) => sendAnswer(req, res, response, frame),
       (error: unknown) => {
