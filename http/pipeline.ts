@@ -117,7 +117,11 @@ function journaled(
   const seen: Seen = { at: host.now(), started: performance.now(), pathname, path }
   let result: ApiResponse | Promise<ApiResponse>
   try {
-    result = runApi(host, instance, request, path, seen)
+    const delay = delayHeader(request) ?? drawDelay(instance.config.delay, instance.delayRandom)
+    result =
+      delay > 0
+        ? sleep(delay).then(() => route(host, instance, request, seen))
+        : route(host, instance, request, seen)
   } catch (error) {
     result = toErrorResponse(host, error)
   }
@@ -164,20 +168,6 @@ interface Seen {
   overrideId?: number
 }
 
-function runApi(
-  host: PipelineHost,
-  instance: SandboxInstance,
-  request: ApiRequest,
-  path: string,
-  seen: Seen,
-): ApiResponse | Promise<ApiResponse> {
-  const { config } = instance
-  const requestedDelay = delayHeader(request)
-  const delay = requestedDelay ?? drawDelay(config.delay, instance.delayRandom)
-  if (delay > 0) return sleep(delay).then(() => route(host, instance, request, path, seen))
-  return route(host, instance, request, path, seen)
-}
-
 /**
  * CONTRACT C2: the answer of an override matching the request, or null (no promise) when none
  * does, so the common case costs nothing.
@@ -185,10 +175,9 @@ function runApi(
 function overridden(
   instance: SandboxInstance,
   request: ApiRequest,
-  path: string,
   seen: Seen,
 ): Promise<ApiResponse> | null {
-  const found = instance.overrides.take(request.method, path, request.url.searchParams)
+  const found = instance.overrides.take(request.method, seen.path, request.url.searchParams)
   if (!found) return null
   seen.overrideId = found.id
   return (async () => {
@@ -225,10 +214,10 @@ function route(
   host: PipelineHost,
   instance: SandboxInstance,
   request: ApiRequest,
-  path: string,
   seen: Seen,
 ): ApiResponse | Promise<ApiResponse> {
   const { config } = instance
+  const { path } = seen
   if (config.dropRate > 0 || config.errorRate > 0) {
     const roll = instance.faultRandom()
     if (roll < config.dropRate) return dropped()
@@ -241,7 +230,7 @@ function route(
   // path, after routing, authentication and permission, and before anything else.
   const match = host.routes.router.match(path)
   if (!match) {
-    const stub = overridden(instance, request, path, seen)
+    const stub = overridden(instance, request, seen)
     if (stub) return stub
     throw noRoute(request)
   }
@@ -250,7 +239,7 @@ function route(
   try {
     operation = operationFor(match.route, request.method)
   } catch (error) {
-    const stub = overridden(instance, request, path, seen)
+    const stub = overridden(instance, request, seen)
     if (stub) return stub
     throw error
   }
@@ -263,7 +252,7 @@ function route(
     if (forced) throw forced
   }
   if (principal) authorize(operation, principal, match.params, host.routes.ownParam)
-  const override = overridden(instance, request, path, seen)
+  const override = overridden(instance, request, seen)
   if (override) return override
   const writes = WRITE_METHODS.has(request.method)
   if (writes && !path.startsWith('/sessions')) refuseUnsavable(instance)
