@@ -2,7 +2,8 @@ import type { Argv } from 'yargs'
 import yargs from 'yargs'
 import { DEFAULT_SEED, seedLimits } from '../resources/seed.js'
 import { shopCatalog } from '../shop/index.js'
-import { optionLimits } from '../sandbox/options.js'
+import { optionDefaults, optionLimits } from '../sandbox/options.js'
+import { defaultRuntimeConfig } from '../state/runtime-config.js'
 import bytes from 'bytes'
 import { defaultLimits, limitBounds } from '../state/limits.js'
 import { basePathFlag, bytesFlag, delayFlag, integerFlag, rateFlag } from './flags.js'
@@ -79,7 +80,7 @@ export async function runCli(argv: string[]): Promise<void> {
           })
           .option('token-ttl', {
             describe: 'Lifetime of session tokens, in seconds',
-            default: 3600,
+            default: optionDefaults.tokenTtl,
             coerce: integerFlag('token-ttl', ...optionLimits.tokenTtl),
           })
           .option('delay', {
@@ -89,32 +90,32 @@ export async function runCli(argv: string[]): Promise<void> {
           })
           .option('error-rate', {
             describe: 'Share of requests answered 500/503 (0 to 1)',
-            default: 0,
+            default: defaultRuntimeConfig.errorRate,
             coerce: rateFlag('error-rate'),
           })
           .option('drop-rate', {
             describe: 'Share of requests whose connection is dropped (0 to 1)',
-            default: 0,
+            default: defaultRuntimeConfig.dropRate,
             coerce: rateFlag('drop-rate'),
           })
           .option('strict', {
             describe: 'Unknown query parameters and body fields are errors',
-            default: false,
+            default: defaultRuntimeConfig.strict,
             type: 'boolean',
           })
           .option('auth', {
             describe: 'Require bearer tokens (--no-auth: no token acts as the admin)',
-            default: true,
+            default: defaultRuntimeConfig.auth,
             type: 'boolean',
           })
           .option('control', {
             describe: 'Serve the control API under /__sandbox',
-            default: true,
+            default: optionDefaults.control,
             type: 'boolean',
           })
           .option('max-sandboxes', {
             describe: 'Live X-Sandbox-Id sandboxes kept at most (least recently used dropped)',
-            default: 1000,
+            default: optionDefaults.maxSandboxes,
             coerce: integerFlag('max-sandboxes', ...optionLimits.maxSandboxes),
           })
           .option('journal-size', {

@@ -1,4 +1,5 @@
 import * as z from 'zod'
+import { once } from '../contract/once.js'
 import { describeIssue } from '../contract/issues.js'
 import type { ProgressReporter } from '../db/progress.js'
 import { Catalog } from '../resources/catalog.js'
@@ -100,8 +101,8 @@ export const optionLimits = {
   maxSandboxes: [1, 100_000],
 } as const
 
-/** The defaults of the fixed options (the runtime settings' are `defaultRuntimeConfig`). */
-const optionDefaults = {
+/** The defaults of the fixed options (the runtime settings' are `defaultRuntimeConfig`; the CLI's flags take both). */
+export const optionDefaults = {
   tokenTtl: 3600,
   control: true,
   openApiPath: '/openapi.json' as string | false,
@@ -113,26 +114,31 @@ const optionDefaults = {
  * (validated as `PATCH /__sandbox/config` does), then the fixed options. Each is built when an
  * option it checks is given: a sandbox created with none of them builds none.
  */
-const optionSchemas: Record<string, () => z.ZodType> = {
-  ...Object.fromEntries(
-    Object.keys(defaultRuntimeConfig).map((name) => [
-      name,
-      () => runtimeConfigPatchSchema().shape[name as keyof RuntimeConfig],
-    ]),
-  ),
-  baseUrl: () => z.string().max(2000),
-  tokenTtl: () => z.int().min(optionLimits.tokenTtl[0]).max(optionLimits.tokenTtl[1]),
-  control: () => z.boolean(),
-  openApiPath: () =>
-    z.union([z.literal(false), z.string().regex(/^\/[^?#\s]*$/, 'must be a path starting with /')]),
-  maxSandboxes: () => z.int().min(optionLimits.maxSandboxes[0]).max(optionLimits.maxSandboxes[1]),
-  ...Object.fromEntries(
-    Object.entries(limitBounds).map(([name, [min, max]]) => [
-      name,
-      () => z.int().min(min).max(max),
-    ]),
-  ),
-}
+const optionSchemas: Record<string, () => z.ZodType> = Object.fromEntries(
+  Object.entries({
+    ...Object.fromEntries(
+      Object.keys(defaultRuntimeConfig).map((name) => [
+        name,
+        () => runtimeConfigPatchSchema().shape[name as keyof RuntimeConfig],
+      ]),
+    ),
+    baseUrl: () => z.string().max(2000),
+    tokenTtl: () => z.int().min(optionLimits.tokenTtl[0]).max(optionLimits.tokenTtl[1]),
+    control: () => z.boolean(),
+    openApiPath: () =>
+      z.union([
+        z.literal(false),
+        z.string().regex(/^\/[^?#\s]*$/, 'must be a path starting with /'),
+      ]),
+    maxSandboxes: () => z.int().min(optionLimits.maxSandboxes[0]).max(optionLimits.maxSandboxes[1]),
+    ...Object.fromEntries(
+      Object.entries(limitBounds).map(([name, [min, max]]) => [
+        name,
+        () => z.int().min(min).max(max),
+      ]),
+    ),
+  }).map(([name, make]) => [name, once(make as () => z.ZodType)]),
+)
 
 /** The options with a schema, validated (only those given are parsed); throws naming every bad one. */
 function validOptions(options: SandboxOptions): Record<string, unknown> {
