@@ -106,6 +106,11 @@ function withId(schema: z.ZodObject, id: string): z.ZodObject {
   return schemaRegistry.get(schema)?.id ? schema : documented(schema, { id })
 }
 
+/** The link a resource is nested under (its owner's field), if any. */
+function nestedLink<T extends Row>(definition: ResourceDefinition<T>) {
+  return definition.links?.find((link) => link.nested && link.field)
+}
+
 const mask = (names: readonly string[]) =>
   Object.fromEntries(names.map((field) => [field, true as const])) as never
 
@@ -117,7 +122,7 @@ function bodySchemas<T extends Row>(
 ): Resource['bodies'] {
   const { schema } = definition
   const shape = schema.shape as Record<string, z.ZodType>
-  const nested = definition.links?.find((link) => link.nested && link.field)
+  const nested = nestedLink(definition)
   const writable = Object.keys(shape).filter((field) => !readOnly.includes(field))
   const defaults = Object.fromEntries(
     Object.entries(definition.defaults ?? {}).map(([field, value]) => [
@@ -176,7 +181,7 @@ function compile<T extends Row>(definition: ResourceDefinition<T>): Resource<T> 
   for (const field of named) {
     if (!(field in shape)) throw new TypeError(`${name}: no field ${field} in its schema`)
   }
-  const nested = definition.links?.find((link) => link.nested && link.field)
+  const nested = nestedLink(definition)
   const status = shape.status
   const listSpec: ListSpec<T> = {
     fields: fields as ListSpec<T>['fields'],
@@ -272,7 +277,7 @@ function withLinks(
   }
   if (resource.seed.needs && !byName.has(resource.seed.needs))
     throw new TypeError(`${resource.name} needs ${resource.seed.needs}, which is not defined`)
-  const nested = resource.definition.links?.find((link) => link.nested && link.field)
+  const nested = nestedLink(resource.definition)
   const dependents = all.flatMap((other) =>
     (other.definition.links ?? [])
       .filter((link) => link.resource === resource.name)
