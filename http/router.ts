@@ -17,8 +17,13 @@ export interface RouteMatch<Op> {
 
 interface CompiledRoute<Op> {
   route: Route<Op>
-  segments: Array<{ literal: string } | { param: string }>
+  /** Per segment: the literal it must equal, or null for a parameter. */
+  literals: Array<string | null>
+  /** Per segment: the parameter it binds, or null for a literal. */
+  params: Array<string | null>
 }
+
+const SLASH = 47
 
 /**
  * A route table compiled once: routing is by shape (CONTRACT B2), so a segment in an id
@@ -36,35 +41,61 @@ export class Router<Op> {
   constructor(routes: readonly Route<Op>[]) {
     this.routes = routes
     for (const route of routes) {
-      const segments = splitPath(route.path).map((part) =>
-        part.startsWith('{') ? { param: part.slice(1, -1) } : { literal: part },
-      )
-      const list = this.#bySegmentCount.get(segments.length) ?? []
-      list.push({ route, segments })
+      const parts = route.path === '/' ? [] : route.path.split('/').slice(1)
+      const isParam = (part: string) => part.startsWith('{')
+      const compiled: CompiledRoute<Op> = {
+        route,
+        literals: parts.map((part) => (isParam(part) ? null : part)),
+        params: parts.map((part) => (isParam(part) ? part.slice(1, -1) : null)),
+      }
+      const list = this.#bySegmentCount.get(parts.length) ?? []
+      list.push(compiled)
       // Routes with more literal segments first: `/sessions/current` before `/sessions/{id}`.
       list.sort((a, b) => literalCount(b) - literalCount(a))
-      this.#bySegmentCount.set(segments.length, list)
+      this.#bySegmentCount.set(parts.length, list)
     }
   }
 
-  /** The route for a path (without base path), or null. A trailing slash is ignored. */
+  /**
+   * The route for a path (without base path), or null. A trailing slash is ignored; an empty
+   * segment (`//users`, `/users//1`) matches nothing. The path is scanned in place, without
+   * splitting it (this runs on every request).
+   */
   match(path: string): RouteMatch<Op> | null {
-    const trimmed = path.length > 1 && path.endsWith('/') ? path.slice(0, -1) : path
-    const parts = splitPath(trimmed)
-    if (parts.includes('')) return null
-    const candidates = this.#bySegmentCount.get(parts.length)
+    let end = path.length
+    if (end > 1 && path.charCodeAt(end - 1) === SLASH) end--
+    if (path.charCodeAt(0) !== SLASH) return null
+    // Segments: one per slash; each must be non-empty (the root `/` has none).
+    let count = 0
+    if (end > 1) {
+      for (let index = 0; index < end; index++) {
+        if (path.charCodeAt(index) !== SLASH) continue
+        if (index + 1 === end || path.charCodeAt(index + 1) === SLASH) return null
+        count++
+      }
+    }
+    const candidates = this.#bySegmentCount.get(count)
     if (!candidates) return null
-    // Plain loops: this runs on every request.
     candidates: for (const candidate of candidates) {
-      const { segments } = candidate
-      for (let index = 0; index < segments.length; index++) {
-        const segment = segments[index]!
-        if ('literal' in segment && segment.literal !== parts[index]) continue candidates
+      const { literals } = candidate
+      let start = 1
+      for (let index = 0; index < count; index++) {
+        const stop = index === count - 1 ? end : path.indexOf('/', start)
+        const literal = literals[index]!
+        if (
+          literal !== null &&
+          (stop - start !== literal.length || !path.startsWith(literal, start))
+        )
+          continue candidates
+        start = stop + 1
       }
       const params: Record<string, string> = {}
-      for (let index = 0; index < segments.length; index++) {
-        const segment = segments[index]!
-        if ('param' in segment) params[segment.param] = parts[index]!
+      start = 1
+      for (let index = 0; index < count; index++) {
+        const stop = index === count - 1 ? end : path.indexOf('/', start)
+        const param = candidate.params[index]!
+        if (param !== null) params[param] = path.slice(start, stop)
+        start = stop + 1
       }
       return { route: candidate.route, params }
     }
@@ -92,10 +123,6 @@ export function operationFor<Op>(route: Route<Op>, method: string): Op {
   return operation
 }
 
-function splitPath(path: string): string[] {
-  return path === '/' ? [] : path.split('/').slice(1)
-}
-
 function literalCount(route: CompiledRoute<unknown>): number {
-  return route.segments.filter((segment) => 'literal' in segment).length
+  return route.literals.filter((literal) => literal !== null).length
 }
