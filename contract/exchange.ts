@@ -9,9 +9,10 @@ export interface ApiRequest {
   /** A request header by lower-case name, or null. */
   header(name: string): string | null
   /**
-   * Reads the body, at most `limit` bytes: the bytes, or `'too-large'` as soon as the
-   * body turns out bigger (the rest is not read).
+   * Its `X-Request-Id`, when the transport has chosen it already (the Node server, which logs
+   * it); otherwise the pipeline takes the client's or makes one.
    */
+  readonly requestId?: string
   /**
    * The body up to `limit` bytes: `too-large` past it, `busy` when the server is already holding
    * as many request bodies in memory as it allows.

@@ -41,6 +41,7 @@ export interface PipelineHost {
 }
 
 const CONTROL_PREFIX = '/__sandbox'
+const NO_QUERY: URLSearchParams = new URLSearchParams()
 const SANDBOX_ID = /^[A-Za-z0-9_.-]{1,64}$/
 /** The methods that carry a body. */
 const BODY_METHODS: ReadonlySet<string> = new Set(['POST', 'PUT', 'PATCH'])
@@ -58,7 +59,7 @@ export function answer(
   host: PipelineHost,
   request: ApiRequest,
 ): ApiResponse | Promise<ApiResponse> {
-  const requestId = requestIdFor(request.header('x-request-id'))
+  const requestId = request.requestId ?? requestIdFor(request.header('x-request-id'))
   let result: ApiResponse | Promise<ApiResponse>
   try {
     result = dispatch(host, request)
@@ -177,7 +178,7 @@ function overridden(
   request: ApiRequest,
   seen: Seen,
 ): Promise<ApiResponse> | null {
-  const found = instance.overrides.take(request.method, seen.path, request.url.searchParams)
+  const found = instance.overrides.take(request.method, seen.path, request.url)
   if (!found) return null
   seen.overrideId = found.id
   return (async () => {
@@ -257,7 +258,8 @@ function route(
   const writes = WRITE_METHODS.has(request.method)
   if (writes && !path.startsWith('/sessions')) refuseUnsavable(instance)
   const ids = pathIds(match.params)
-  const query = request.url.searchParams
+  // Without a query string, no URLSearchParams is made for the request (operations only read it).
+  const query = request.url.search === '' ? NO_QUERY : request.url.searchParams
   if (config.strict && !operation.docs.query) rejectUnknown(query, [])
   const context: OperationContext = {
     request,

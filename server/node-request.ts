@@ -29,8 +29,9 @@ export function fromNodeRequest(
   req: IncomingMessage,
   url: URL,
   budget: BodyBudget = unlimited,
+  requestId?: string,
 ): ApiRequest {
-  return new NodeRequest(req, url, budget)
+  return new NodeRequest(req, url, budget, requestId)
 }
 
 /** One object per request, its methods on the prototype (this runs on every request). */
@@ -40,6 +41,7 @@ class NodeRequest implements ApiRequest {
     readonly req: IncomingMessage,
     readonly url: URL,
     readonly budget: BodyBudget,
+    readonly requestId: string | undefined,
   ) {
     this.method = (req.method ?? 'GET').toUpperCase()
   }

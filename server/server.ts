@@ -243,7 +243,7 @@ function requestListener(sandbox: Sandbox, options: ListenerOptions) {
   const pipeline = (req: IncomingMessage, res: ServerResponse, url: URL, frame: FrameHeaders) => {
     let result: ApiResponse | Promise<ApiResponse>
     try {
-      result = answer(fromNodeRequest(req, url, options.bodies))
+      result = answer(fromNodeRequest(req, url, options.bodies, frame['x-request-id']))
     } catch (error) {
       // Only a throwing onUnexpectedError gets here: answered 500 like any unexpected error.
       result = Promise.reject(error)

@@ -149,10 +149,10 @@ export class Overrides {
   }
 
   /**
-   * The newest override matching a request (method, path relative to the base path, query),
+   * The newest override matching a request (method, path relative to the base path, the query of its URL),
    * counted: one with `times` is removed after its last match.
    */
-  take(method: string, path: string, query: URLSearchParams): Override | null {
+  take(method: string, path: string, url: URL): Override | null {
     for (let index = this.#list.length - 1; index >= 0; index--) {
       const stored = this.#list[index]!
       if (
@@ -164,7 +164,9 @@ export class Overrides {
       if (!stored.matches(path)) continue
       if (
         stored.query &&
-        !Object.entries(stored.query).every(([name, value]) => query.getAll(name).includes(value))
+        !Object.entries(stored.query).every(([name, value]) =>
+          url.searchParams.getAll(name).includes(value),
+        )
       )
         continue
       if (stored.remaining !== undefined) {
