@@ -12,6 +12,7 @@ import {
   table,
   warmUp,
 } from './harness.js'
+import type { Scenario } from './scenarios.js'
 import { countsFor, scenarios } from './scenarios.js'
 import { browserWeight, coldStart } from './cold-start.js'
 import { rewriteReadmeBlock } from './readme-block.js'
@@ -74,40 +75,56 @@ const servers: Record<number, Record<string, number>> = {}
 /** The scenarios with a ratio target against the baseline. */
 const targeted = new Set(['by id', 'first page'])
 /**
- * Adjacent sandbox/baseline pairs per targeted scenario, per pair of server processes, and how
- * many process pairs: a server process keeps its own speed (a few percent off the next one's,
- * from heap layout and JIT decisions) for its whole life, which pairs on one process cannot
- * average out; so the pairs come from three pairs of processes (nine pairs: an odd count, so
- * the median is one pair's ratio).
+ * How a ratio between two servers is measured: adjacent pairs of loads (alternating which runs
+ * first, so drift cancels), on fresh pairs of processes, since a server process keeps its own
+ * speed (a few percent off the next one's, from heap layout and JIT decisions) for its whole
+ * life, which pairs on one process cannot average out. Nine pairs from three pairs of
+ * processes: an odd count, so the median is one pair's ratio.
  */
 const PAIRS_PER_PROCESS = 3
 const PROCESS_PAIRS = 3
+const PAIRS = PAIRS_PER_PROCESS * PROCESS_PAIRS
 const pairSeconds = Math.max(2, Math.round(seconds * 0.4))
-type Pair = { sandbox: LoadResult; baseline: LoadResult }
+type Started = Awaited<ReturnType<typeof startServer>>
 
-/** Adjacent pairs on one sandbox and one baseline process, alternating which runs first. */
+/** The loads of two servers in adjacent pairs, per scenario, on fresh pairs of processes. */
 async function adjacentPairs(
-  sandbox: Awaited<ReturnType<typeof startServer>>,
-  baseline: Awaited<ReturnType<typeof startServer>>,
-  scenario: (typeof scenarios)[number],
-  rounds: number,
-  time: number,
-): Promise<Pair[]> {
-  const pairs: Pair[] = []
-  for (let round = 0; round < rounds; round++) {
-    const runBaseline = () => loadWithCpu(baseline, scenario, time, connections)
-    const runSandbox = () => loadWithCpu(sandbox, scenario, time, connections)
-    if (round % 2) {
-      const sandboxResult = await runSandbox()
-      pairs.push({ sandbox: sandboxResult, baseline: await runBaseline() })
-    } else {
-      const baselineResult = await runBaseline()
-      pairs.push({ sandbox: await runSandbox(), baseline: baselineResult })
+  start: readonly [() => Promise<Started>, () => Promise<Started>],
+  chosen: readonly Scenario[],
+): Promise<Map<string, Array<[LoadResult, LoadResult]>>> {
+  const pairs = new Map(
+    chosen.map((scenario) => [scenario.name, [] as Array<[LoadResult, LoadResult]>]),
+  )
+  let round = 0
+  for (let processPair = 0; processPair < PROCESS_PAIRS; processPair++) {
+    const started = [await start[0](), await start[1]()] as const
+    for (const server of started) await warmUp(server.info.url, chosen)
+    for (const scenario of chosen) {
+      for (let pair = 0; pair < PAIRS_PER_PROCESS; pair++, round++) {
+        const run = (server: Started) => loadWithCpu(server, scenario, pairSeconds, connections)
+        let result: [LoadResult, LoadResult]
+        if (round % 2) {
+          const second = await run(started[1])
+          result = [await run(started[0]), second]
+        } else {
+          const first = await run(started[0])
+          result = [first, await run(started[1])]
+        }
+        pairs.get(scenario.name)!.push(result)
+      }
     }
+    await Promise.all(started.map((server) => stop(server.child)))
   }
   return pairs
 }
 
+/** The pair whose ratio (second / first) is the median. */
+function medianPair(pairs: Array<[LoadResult, LoadResult]>): [LoadResult, LoadResult] {
+  const sorted = [...pairs].sort((a, b) => a[1].rps / a[0].rps - b[1].rps / b[0].rps)
+  return sorted[Math.floor(sorted.length / 2)]!
+}
+
+const aimedScenarios = scenarios.filter((scenario) => targeted.has(scenario.name))
 for (const size of sizes) {
   inProcess[size] = await inProcessCosts(size)
   const sandbox = await startServer('sandbox', [String(size), 'fast'])
@@ -119,44 +136,39 @@ for (const size of sizes) {
     rssMb: sandbox.info.rssMb!,
     settledRssMb: sandbox.info.settledRssMb!,
   }
-  const measured = new Map<string, { pairs: Pair[]; msw?: LoadResult }>()
+  // The scenarios without a target: one adjacent pair; the `msw` transport once per target.
+  const single = new Map<string, [LoadResult, LoadResult]>()
+  const viaMsw = new Map<string, LoadResult>()
   for (const scenario of scenarios) {
-    const aimed = targeted.has(scenario.name)
-    measured.set(scenario.name, {
-      pairs: aimed
-        ? await adjacentPairs(sandbox, baseline, scenario, PAIRS_PER_PROCESS, pairSeconds)
-        : await adjacentPairs(sandbox, baseline, scenario, 1, seconds),
-      ...(aimed ? { msw: await load(msw.info.url, scenario, seconds, connections) } : {}),
-    })
+    if (targeted.has(scenario.name)) {
+      viaMsw.set(scenario.name, await load(msw.info.url, scenario, seconds, connections))
+    } else {
+      const baselineResult = await loadWithCpu(baseline, scenario, seconds, connections)
+      single.set(scenario.name, [
+        baselineResult,
+        await loadWithCpu(sandbox, scenario, seconds, connections),
+      ])
+    }
   }
   await Promise.all([stop(sandbox.child), stop(baseline.child), stop(msw.child)])
-  const aimedScenarios = scenarios.filter((scenario) => targeted.has(scenario.name))
-  for (let processPair = 1; processPair < PROCESS_PAIRS; processPair++) {
-    const fresh = await startServer('sandbox', [String(size), 'fast'])
-    const freshBaseline = await startServer('baseline', [String(size)])
-    for (const server of [fresh, freshBaseline]) await warmUp(server.info.url, aimedScenarios)
-    for (const scenario of aimedScenarios) {
-      const more = await adjacentPairs(
-        fresh,
-        freshBaseline,
-        scenario,
-        PAIRS_PER_PROCESS,
-        pairSeconds,
-      )
-      measured.get(scenario.name)!.pairs.push(...more)
-    }
-    await Promise.all([stop(fresh.child), stop(freshBaseline.child)])
-  }
+  const pairs = await adjacentPairs(
+    [
+      () => startServer('baseline', [String(size)]),
+      () => startServer('sandbox', [String(size), 'fast']),
+    ],
+    aimedScenarios,
+  )
   for (const scenario of scenarios) {
-    const { pairs, msw: mswResult } = measured.get(scenario.name)!
-    // The median pair by ratio.
-    pairs.sort((a, b) => a.sandbox.rps / a.baseline.rps - b.sandbox.rps / b.baseline.rps)
-    const middle = pairs[Math.floor(pairs.length / 2)]!
+    const measured = pairs.get(scenario.name)
+    const [baselineResult, sandboxResult] = measured
+      ? medianPair(measured)
+      : single.get(scenario.name)!
+    const mswResult = viaMsw.get(scenario.name)
     const row: Row = {
       size,
       scenario: scenario.name,
-      baseline: middle.baseline,
-      sandbox: middle.sandbox,
+      baseline: baselineResult,
+      sandbox: sandboxResult,
       ...(mswResult ? { msw: mswResult } : {}),
     }
     rows.push(row)
@@ -169,24 +181,24 @@ for (const size of sizes) {
 /**
  * Does a by-id read slow down with the data? Throughput on this kind of machine (two shared
  * vCPUs) drifts by ±30% from one run to the next, so the smallest and largest data sets are
- * served side by side and measured in adjacent pairs (alternating which goes first); the median
- * of the pairs' ratios cancels the drift. Server CPU per request is reported as a second view.
+ * served side by side and measured in adjacent pairs, as above; the median of the pairs'
+ * ratios cancels the drift. Server CPU per request is reported as a second view.
  */
 async function sizeIndependence(smallest: number, largest: number) {
-  const small = await startServer('sandbox', [String(smallest), 'fast'])
-  const large = await startServer('sandbox', [String(largest), 'fast'])
-  const byId = scenarios[0]!
-  await warmUp(small.info.url, [byId])
-  await warmUp(large.info.url, [byId])
-  const pairs: Array<{ small: number; large: number; cpuSmall: number; cpuLarge: number }> = []
-  for (let round = 0; round < 8; round++) {
-    const run = (server: typeof small) => loadWithCpu(server, byId, 2, connections)
-    const [first, second] =
-      round % 2 ? [await run(large), await run(small)] : [await run(small), await run(large)]
-    const [a, b] = round % 2 ? [second, first] : [first, second]
-    pairs.push({ small: a.rps, large: b.rps, cpuSmall: a.cpuPerRequest, cpuLarge: b.cpuPerRequest })
-  }
-  await Promise.all([stop(small.child), stop(large.child)])
+  const byId = scenarios.find((scenario) => scenario.name === 'by id')!
+  const measured = await adjacentPairs(
+    [
+      () => startServer('sandbox', [String(smallest), 'fast']),
+      () => startServer('sandbox', [String(largest), 'fast']),
+    ],
+    [byId],
+  )
+  const pairs = measured.get(byId.name)!.map(([small, large]) => ({
+    small: small.rps,
+    large: large.rps,
+    cpuSmall: small.cpuPerRequest!,
+    cpuLarge: large.cpuPerRequest!,
+  }))
   const median = (values: number[]) =>
     [...values].sort((x, y) => x - y)[Math.floor(values.length / 2)]!
   return {
@@ -311,7 +323,7 @@ const targets = [
   ...(independence
     ? [
         {
-          target: `GET /users/{id} at ${largest} users within 10% of ${smallest} users (median of 8 adjacent-pair throughput ratios)`,
+          target: `GET /users/{id} at ${largest} users within 10% of ${smallest} users (median of ${PAIRS} adjacent-pair throughput ratios)`,
           value: independence.throughputRatio,
           met: (v: number) => v >= 0.9,
           show: (v: number) => `${Math.round(v * 100)}%`,
@@ -328,7 +340,7 @@ const targets = [
   ...sizes.flatMap((size) =>
     [...targeted].flatMap((scenario) => [
       {
-        target: `${scenario} at ${size} users ≥ 80% of baseline (median of ${PAIRS_PER_PROCESS * PROCESS_PAIRS} adjacent pairs)`,
+        target: `${scenario} at ${size} users ≥ 80% of baseline (median of ${PAIRS} adjacent pairs)`,
         value: ratio(find(size, scenario)!),
         met: (v: number) => v >= 0.8,
         show: (v: number) => `${Math.round(v * 100)}%`,
@@ -442,7 +454,7 @@ if (fullRun) {
   const scenarioName = (name: string) => (name === 'by id' ? '`GET /users/123`' : name)
   await rewriteReadmeBlock('bench', [
     '<!-- bench:start (a full `npm run bench` rewrites this block) -->',
-    `One run, ${new Date().toISOString().slice(0, 10)}: ${cpus().length} × ${cpus()[0]?.model ?? 'cpu'} (shared by the server and the load generator), ${Math.round(totalmem() / 2 ** 30)} GiB, Node ${process.versions.node}. Requests per second, and the ratio to the bare \`node:http\` baseline measured in the same run (for the two targeted scenarios: the median of ${PAIRS_PER_PROCESS * PROCESS_PAIRS} adjacent pairs from ${PROCESS_PAIRS} pairs of fresh processes, and server CPU per request, sandbox (baseline)):`,
+    `One run, ${new Date().toISOString().slice(0, 10)}: ${cpus().length} × ${cpus()[0]?.model ?? 'cpu'} (shared by the server and the load generator), ${Math.round(totalmem() / 2 ** 30)} GiB, Node ${process.versions.node}. Requests per second, and the ratio to the bare \`node:http\` baseline measured in the same run (for the two targeted scenarios: the median of ${PAIRS} adjacent pairs from ${PROCESS_PAIRS} pairs of fresh processes, and server CPU per request, sandbox (baseline)):`,
     '',
     '| users | scenario | req/s | p50 / p99 ms | errors | baseline req/s | ratio | server µs per request | `--transport msw` |',
     '| --: | --- | --: | --: | --: | --: | --: | --: | --: |',
