@@ -20,7 +20,7 @@ interface CompiledRoute<Op> {
   /** Per segment: the literal it must equal, or null for a parameter. */
   literals: Array<string | null>
   /** Per segment: the parameter it binds, or null for a literal. */
-  params: Array<string | null>
+  names: Array<string | null>
 }
 
 const SLASH = 47
@@ -46,7 +46,7 @@ export class Router<Op> {
       const compiled: CompiledRoute<Op> = {
         route,
         literals: parts.map((part) => (isParam(part) ? null : part)),
-        params: parts.map((part) => (isParam(part) ? part.slice(1, -1) : null)),
+        names: parts.map((part) => (isParam(part) ? part.slice(1, -1) : null)),
       }
       const list = this.#bySegmentCount.get(parts.length) ?? []
       list.push(compiled)
@@ -65,39 +65,27 @@ export class Router<Op> {
     let end = path.length
     if (end > 1 && path.charCodeAt(end - 1) === SLASH) end--
     if (path.charCodeAt(0) !== SLASH) return null
-    // Segments: one per slash; each must be non-empty (the root `/` has none).
+    // Segments: one per slash, each non-empty (the root `/` has none).
     let count = 0
-    if (end > 1) {
-      for (let index = 0; index < end; index++) {
-        if (path.charCodeAt(index) !== SLASH) continue
-        if (index + 1 === end || path.charCodeAt(index + 1) === SLASH) return null
-        count++
-      }
+    for (let index = 0; end > 1 && index < end; index++) {
+      if (path.charCodeAt(index) !== SLASH) continue
+      if (index + 1 === end || path.charCodeAt(index + 1) === SLASH) return null
+      count++
     }
     const candidates = this.#bySegmentCount.get(count)
     if (!candidates) return null
-    candidates: for (const candidate of candidates) {
-      const { literals } = candidate
+    candidates: for (const { route, literals, names } of candidates) {
+      const params: Record<string, string> = {}
       let start = 1
       for (let index = 0; index < count; index++) {
         const stop = index === count - 1 ? end : path.indexOf('/', start)
         const literal = literals[index]!
-        if (
-          literal !== null &&
-          (stop - start !== literal.length || !path.startsWith(literal, start))
-        )
+        if (literal === null) params[names[index]!] = path.slice(start, stop)
+        else if (stop - start !== literal.length || !path.startsWith(literal, start))
           continue candidates
         start = stop + 1
       }
-      const params: Record<string, string> = {}
-      start = 1
-      for (let index = 0; index < count; index++) {
-        const stop = index === count - 1 ? end : path.indexOf('/', start)
-        const param = candidate.params[index]!
-        if (param !== null) params[param] = path.slice(start, stop)
-        start = stop + 1
-      }
-      return { route: candidate.route, params }
+      return { route, params }
     }
     return null
   }

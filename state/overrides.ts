@@ -149,8 +149,8 @@ export class Overrides {
   }
 
   /**
-   * The newest override matching a request (method, path relative to the base path, the query of its URL),
-   * counted: one with `times` is removed after its last match.
+   * The newest override matching a request (method, path relative to the base path, the query
+   * of its URL), counted: one with `times` is removed after its last match.
    */
   take(method: string, path: string, url: URL): Override | null {
     for (let index = this.#list.length - 1; index >= 0; index--) {
