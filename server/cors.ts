@@ -8,10 +8,12 @@ const allowedHeaders = corsAllowedHeaders.join(',')
 /**
  * CORS of CONTRACT B6 and C3: the response headers for an allowed origin; a preflight is
  * answered 204 without authentication, an origin that is not allowed 403 (by the caller).
- * Without an `Origin` (curl, servers, tests) the answer is the same for everyone: two
- * constant headers. The headers are added to `headers` (what the answer will carry), not set on
- * the response, so the answer writes them all at once. Returns `preflight` (answer 204 with
- * them), `refused` (answer 403) or `next`.
+ * Without an `Origin` (curl, servers, tests, a same-origin page) there is no cross-origin
+ * caller: no CORS headers but for a preflight. Every answer says it varies by `Origin`, as the
+ * Fetch standard asks when CORS headers depend on it, so a cache never hands an answer without
+ * them (or with another origin's) to a cross-origin caller. The headers are added to
+ * `headers` (what the answer will carry), not set on the response, so the answer writes them
+ * all at once. Returns `preflight` (answer 204 with them), `refused` (answer 403) or `next`.
  */
 export function cors(
   req: IncomingMessage,
@@ -20,10 +22,11 @@ export function cors(
 ): 'preflight' | 'refused' | 'next' {
   const origin = req.headers.origin
   const preflight = req.method === 'OPTIONS' && !!req.headers['access-control-request-method']
+  headers.vary = 'Origin'
   if (origin === undefined) {
+    if (!preflight) return 'next'
     headers['access-control-allow-origin'] = '*'
   } else {
-    headers.vary = 'Origin'
     if (!allows(origin)) return 'refused'
     headers['access-control-allow-origin'] = origin
     headers['access-control-allow-credentials'] = 'true'

@@ -193,12 +193,22 @@ describe.each(['fast', 'msw'] as const)('a base path (%s transport)', (transport
 describe('CORS for clients that send no Origin (curl, servers, tests)', () => {
   const plain = useSandboxServer()
 
-  it('still allows any origin and exposes X-Request-Id', async () => {
+  it('are answered without CORS headers, and every answer says it varies by Origin', async () => {
     const response = await fetch(`${plain.server.url}/users/1`, {
       headers: { authorization: 'Bearer sandbox-admin-token' },
     })
-    expect(response.headers.get('access-control-allow-origin')).toBe('*')
-    expect(response.headers.get('access-control-expose-headers')).toContain('X-Request-Id')
+    expect(response.status).toBe(200)
+    expect(response.headers.get('access-control-allow-origin')).toBeNull()
+    expect(response.headers.get('access-control-expose-headers')).toBeNull()
+    expect(response.headers.get('vary')).toBe('Origin')
+    expect(response.headers.get('x-request-id')).toBeTruthy()
+    // The same resource from an allowed origin carries them: a cache must not reuse one for the other.
+    const cors = await fetch(`${plain.server.url}/users/1`, {
+      headers: { authorization: 'Bearer sandbox-admin-token', origin: 'http://localhost:5173' },
+    })
+    expect(cors.headers.get('access-control-allow-origin')).toBe('http://localhost:5173')
+    expect(cors.headers.get('access-control-expose-headers')).toContain('X-Request-Id')
+    expect(cors.headers.get('vary')).toBe('Origin')
   })
 
   it('answers a preflight 204 with the allowed methods and headers', async () => {
