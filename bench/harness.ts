@@ -1,6 +1,10 @@
 import type { ChildProcess } from 'node:child_process'
-import { fork } from 'node:child_process'
+import { execFile, execFileSync, fork } from 'node:child_process'
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs'
+import { availableParallelism, tmpdir } from 'node:os'
+import { join } from 'node:path'
 import { fileURLToPath } from 'node:url'
+import { promisify } from 'node:util'
 import autocannon from 'autocannon'
 import { build } from 'esbuild'
 import type { Scenario } from './scenarios.js'
@@ -47,6 +51,7 @@ export async function startServer(
     execArgv: ['--expose-gc'],
     stdio: ['ignore', 'pipe', 'inherit', 'ipc'],
   })
+  if (generator.serverCpu !== undefined) pin(child.pid!, generator.serverCpu)
   const info = await new Promise<Record<string, number> & { url: string }>((resolve, reject) => {
     let output = ''
     child.stdout!.on('data', (chunk) => {
@@ -92,10 +97,60 @@ export async function warmUp(url: string, scenarios: readonly Scenario[]): Promi
   for (const scenario of scenarios) await load(url, scenario, 1, 10)
 }
 
-/** Drives one scenario with autocannon on loopback for a bounded time. */
+/** Runs `command` with `args` (or checks it exists): its output, or null when it is missing. */
+function probe(command: string, args: string[]): string | null {
+  try {
+    return execFileSync(command, args, { encoding: 'utf8', stdio: ['ignore', 'pipe', 'pipe'] })
+  } catch (error) {
+    const { stdout, code } = error as { stdout?: string; code?: string }
+    return code === 'ENOENT' ? null : (stdout ?? '')
+  }
+}
+
+/**
+ * The load generator. wrk when it is installed (`apt-get install wrk`, `brew install wrk`): a C
+ * client whose cost per response hardly depends on the answer, run on its own CPU with the
+ * servers on another (`taskset`, Linux), so the ratios measure the servers. Otherwise autocannon
+ * in this process, sharing the CPUs with the servers: its HTTP parser is JavaScript and pays for
+ * every response header byte, which counts against the server that sends more headers.
+ */
+export const generator = (() => {
+  const wrk = /wrk (\S+)/.exec(probe('wrk', ['--version']) ?? '')?.[1]
+  const cpus = availableParallelism()
+  const pinned = wrk !== undefined && cpus >= 2 && probe('taskset', ['-V']) !== null
+  return {
+    name: wrk ? `wrk ${wrk}` : 'autocannon',
+    wrk: wrk !== undefined,
+    /** The CPU the servers run on, and the load generator's, when pinned. */
+    serverCpu: pinned ? cpus - 1 : undefined,
+    clientCpu: pinned ? 0 : undefined,
+    describe: wrk
+      ? `wrk ${wrk}, 1 thread${pinned ? `, on CPU 0; servers on CPU ${cpus - 1}` : ''}`
+      : 'autocannon in the bench process (install wrk for ratios that measure the servers alone)',
+  }
+})()
+
+function pin(pid: number, cpu: number) {
+  execFileSync('taskset', ['-a', '-cp', String(cpu), String(pid)], { stdio: 'ignore' })
+}
+
+/** Drives one scenario on loopback for a bounded time, with the load generator above. */
 let bodies = 0
 
 export async function load(
+  url: string,
+  scenario: Scenario,
+  seconds: number,
+  connections: number,
+): Promise<LoadResult> {
+  return generator.wrk
+    ? loadWithWrk(url, scenario, seconds, connections)
+    : loadWithAutocannon(url, scenario, seconds, connections)
+}
+
+const headers = { authorization: 'Bearer sandbox-admin-token', 'content-type': 'application/json' }
+
+async function loadWithAutocannon(
   url: string,
   scenario: Scenario,
   seconds: number,
@@ -106,14 +161,14 @@ export async function load(
     connections,
     duration: seconds,
     method: scenario.method,
-    headers: { authorization: 'Bearer sandbox-admin-token', 'content-type': 'application/json' },
+    headers,
     ...(scenario.body
       ? {
           requests: [
             {
               method: 'POST',
               path: new URL(`${url}${scenario.path}`).pathname,
-              setupRequest: (request) => ({ ...request, body: scenario.body!(bodies++) }),
+              setupRequest: (request) => ({ ...request, body: scenario.body!(String(bodies++)) }),
             },
           ],
         }
@@ -124,6 +179,78 @@ export async function load(
     p50: result.latency.p50,
     p99: result.latency.p99,
     errors: result.errors + result.timeouts + result.non2xx,
+  }
+}
+
+let scripts: string | undefined
+let runs = 0
+
+/** A folder for wrk's scripts, removed when the bench exits. */
+function scriptFolder(): string {
+  if (scripts) return scripts
+  const made = mkdtempSync(join(tmpdir(), 'shop-sandbox-bench-'))
+  process.once('exit', () => rmSync(made, { recursive: true, force: true }))
+  return (scripts = made)
+}
+
+/**
+ * wrk, with a Lua script for a scenario with bodies: the scenario's body with its number made
+ * in Lua (`<run>-<n>`, so no two requests of the bench send the same one).
+ */
+async function loadWithWrk(
+  url: string,
+  scenario: Scenario,
+  seconds: number,
+  connections: number,
+): Promise<LoadResult> {
+  const args = ['-t1', `-c${connections}`, `-d${seconds}s`, '--latency']
+  for (const [name, value] of Object.entries(headers)) args.push('-H', `${name}: ${value}`)
+  if (scenario.body) {
+    const mark = '{{n}}'
+    const parts = scenario
+      .body(mark)
+      .split(mark)
+      .map((part) => JSON.stringify(part))
+    const script = join(scriptFolder(), `run-${++runs}.lua`)
+    writeFileSync(
+      script,
+      [
+        `wrk.method = "${scenario.method}"`,
+        'local n = 0',
+        'request = function()',
+        '  n = n + 1',
+        `  local id = "${process.pid}-${runs}-" .. n`,
+        `  return wrk.format(nil, nil, nil, ${parts.join(' .. id .. ')})`,
+        'end',
+      ].join('\n'),
+    )
+    args.push('-s', script)
+  }
+  args.push(`${url}${scenario.path}`)
+  const command =
+    generator.clientCpu === undefined
+      ? ['wrk', args]
+      : ['taskset', ['-c', String(generator.clientCpu), 'wrk', ...args]]
+  const { stdout } = await promisify(execFile)(command[0] as string, command[1] as string[])
+  return parseWrk(stdout)
+}
+
+const units: Record<string, number> = { us: 0.001, ms: 1, s: 1000, m: 60_000 }
+
+/** Reads wrk's report: requests per second, latency percentiles (ms), errors and non-2xx. */
+export function parseWrk(report: string): LoadResult {
+  const latency = (percent: number) => {
+    const found = new RegExp(`^\\s*${percent}%\\s+([\\d.]+)(us|ms|s|m)\\s*$`, 'm').exec(report)
+    return found ? Number(found[1]) * units[found[2]!]! : Number.NaN
+  }
+  const count = (pattern: RegExp) =>
+    [...report.matchAll(pattern)].reduce((sum, found) => sum + Number(found[1]), 0)
+  return {
+    rps: Math.round(Number(/Requests\/sec:\s+([\d.]+)/.exec(report)?.[1] ?? Number.NaN)),
+    p50: latency(50),
+    p99: latency(99),
+    errors:
+      count(/Non-2xx or 3xx responses: (\d+)/g) + count(/(?:connect|read|write|timeout) (\d+)/g),
   }
 }
 

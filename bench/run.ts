@@ -4,6 +4,7 @@ import { createSandbox, seedData } from '../index.js'
 import type { LoadResult } from './harness.js'
 import {
   buildServers,
+  generator,
   load,
   loadWithCpu,
   medianMs,
@@ -62,7 +63,9 @@ async function inProcessCosts(size: number) {
 console.log(
   `shop-sandbox bench: ${cpus().length} × ${cpus()[0]?.model ?? 'cpu'}, ${Math.round(totalmem() / 2 ** 30)} GiB, Node ${process.version}`,
 )
-console.log(`sizes ${sizes.join(', ')} users · ${seconds}s per run · ${connections} connections\n`)
+console.log(
+  `sizes ${sizes.join(', ')} users · ${seconds}s per run · ${connections} connections · load: ${generator.describe}\n`,
+)
 
 await buildServers()
 const cold = coldStart()
@@ -454,7 +457,7 @@ if (fullRun) {
   const scenarioName = (name: string) => (name === 'by id' ? '`GET /users/123`' : name)
   await rewriteReadmeBlock('bench', [
     '<!-- bench:start (a full `npm run bench` rewrites this block) -->',
-    `One run, ${new Date().toISOString().slice(0, 10)}: ${cpus().length} × ${cpus()[0]?.model ?? 'cpu'} (shared by the server and the load generator), ${Math.round(totalmem() / 2 ** 30)} GiB, Node ${process.versions.node}. Requests per second, and the ratio to the bare \`node:http\` baseline measured in the same run (for the two targeted scenarios: the median of ${PAIRS} adjacent pairs from ${PROCESS_PAIRS} pairs of fresh processes, and server CPU per request, sandbox (baseline)):`,
+    `One run, ${new Date().toISOString().slice(0, 10)}: ${cpus().length} × ${cpus()[0]?.model ?? 'cpu'} ${generator.serverCpu === undefined ? ' (shared by the server and the load generator)' : ''}, ${Math.round(totalmem() / 2 ** 30)} GiB, Node ${process.versions.node}; load: ${generator.describe}. Requests per second, and the ratio to the bare \`node:http\` baseline measured in the same run (for the two targeted scenarios: the median of ${PAIRS} adjacent pairs from ${PROCESS_PAIRS} pairs of fresh processes, and server CPU per request, sandbox (baseline)):`,
     '',
     '| users | scenario | req/s | p50 / p99 ms | errors | baseline req/s | ratio | server µs per request | `--transport msw` |',
     '| --: | --- | --: | --: | --: | --: | --: | --: | --: |',

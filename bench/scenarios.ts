@@ -3,8 +3,8 @@ export interface Scenario {
   name: string
   method: 'GET' | 'POST'
   path: string
-  /** Builds the n-th body (POST). */
-  body?: (n: number) => string
+  /** Builds a body (POST) from `n`, a text no other request of the bench uses. */
+  body?: (n: string) => string
 }
 
 export const scenarios: Scenario[] = [
