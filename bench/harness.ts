@@ -119,7 +119,6 @@ export const generator = (() => {
   const cpus = availableParallelism()
   const pinned = wrk !== undefined && cpus >= 2 && probe('taskset', ['-V']) !== null
   return {
-    name: wrk ? `wrk ${wrk}` : 'autocannon',
     wrk: wrk !== undefined,
     /** The CPU the servers run on, and the load generator's, when pinned. */
     serverCpu: pinned ? cpus - 1 : undefined,
