@@ -134,8 +134,6 @@ function pin(pid: number, cpu: number) {
 }
 
 /** Drives one scenario on loopback for a bounded time, with the load generator above. */
-let bodies = 0
-
 export async function load(
   url: string,
   scenario: Scenario,
@@ -148,6 +146,7 @@ export async function load(
 }
 
 const headers = { authorization: 'Bearer sandbox-admin-token', 'content-type': 'application/json' }
+let bodies = 0
 
 async function loadWithAutocannon(
   url: string,
@@ -226,18 +225,18 @@ async function loadWithWrk(
     args.push('-s', script)
   }
   args.push(`${url}${scenario.path}`)
-  const command =
+  const [command, ...rest] =
     generator.clientCpu === undefined
-      ? ['wrk', args]
-      : ['taskset', ['-c', String(generator.clientCpu), 'wrk', ...args]]
-  const { stdout } = await promisify(execFile)(command[0] as string, command[1] as string[])
+      ? ['wrk', ...args]
+      : ['taskset', '-c', String(generator.clientCpu), 'wrk', ...args]
+  const { stdout } = await promisify(execFile)(command!, rest)
   return parseWrk(stdout)
 }
 
 const units: Record<string, number> = { us: 0.001, ms: 1, s: 1000, m: 60_000 }
 
 /** Reads wrk's report: requests per second, latency percentiles (ms), errors and non-2xx. */
-export function parseWrk(report: string): LoadResult {
+function parseWrk(report: string): LoadResult {
   const latency = (percent: number) => {
     const found = new RegExp(`^\\s*${percent}%\\s+([\\d.]+)(us|ms|s|m)\\s*$`, 'm').exec(report)
     return found ? Number(found[1]) * units[found[2]!]! : Number.NaN
