@@ -1,5 +1,6 @@
 import { readFile } from 'node:fs/promises'
 import type { OverrideInput } from '../state/overrides.js'
+import { parseOverride } from '../state/overrides.js'
 import { fixedAccounts, fixedTokens } from '../shop/accounts.js'
 import { DataFileError } from '../server/persistence.js'
 import type { SandboxServerOptions } from '../server/server.js'
@@ -122,11 +123,20 @@ async function readOverrides(file: string): Promise<OverrideInput[] | string> {
   } catch (error) {
     return `cannot read --overrides ${file}: ${(error as NodeJS.ErrnoException).code ?? (error as Error).message}`
   }
+  let parsed: unknown
   try {
-    const parsed: unknown = JSON.parse(text)
-    if (!Array.isArray(parsed)) return `--overrides ${file} must hold a JSON array of overrides`
-    return parsed as OverrideInput[]
+    parsed = JSON.parse(text)
   } catch (error) {
     return `--overrides ${file} is not valid JSON: ${(error as Error).message.split('\n')[0]}`
   }
+  if (!Array.isArray(parsed)) return `--overrides ${file} must hold a JSON array of overrides`
+  // Each entry is checked here, so a problem names the file and the entry (0-based, as in the array).
+  for (const [index, entry] of parsed.entries()) {
+    try {
+      parseOverride(entry, `--overrides ${file}, entry [${index}]`)
+    } catch (error) {
+      return (error as Error).message
+    }
+  }
+  return parsed as OverrideInput[]
 }

@@ -1,7 +1,7 @@
 import { type CodeName, codes } from './codes.js'
 
 /** Headers a status always carries (CONTRACT B4, B5): the 401 challenge, 429's `Retry-After`. */
-const statusHeaders: Readonly<Record<number, Readonly<Record<string, string>>>> = {
+export const statusHeaders: Readonly<Record<number, Readonly<Record<string, string>>>> = {
   401: { 'www-authenticate': 'Bearer' },
   429: { 'retry-after': '1' },
 }

@@ -9,6 +9,11 @@ export interface ApiRequest {
   /** A request header by lower-case name, or null. */
   header(name: string): string | null
   /**
+   * Every request header, lower-case names to values (repeated ones joined with `, `): what the
+   * journal keeps. Optional for hand-made requests (the journal then shows none).
+   */
+  headers?(): Readonly<Record<string, string | readonly string[] | undefined>>
+  /**
    * Its `X-Request-Id`, when the transport has chosen it already (the Node server, which logs
    * it); otherwise the pipeline takes the client's or makes one.
    */
@@ -54,6 +59,7 @@ export function fromFetchRequest(request: Request): ApiRequest {
     method: request.method.toUpperCase(),
     url: new URL(request.url),
     header: (name) => request.headers.get(name),
+    headers: () => Object.fromEntries(request.headers),
     readBody: (limit) => readStream(request.body, limit),
   }
 }

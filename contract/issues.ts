@@ -7,10 +7,30 @@ const typeNames: Record<string, string> = {
   object: 'an object',
   array: 'an array',
   boolean: 'a boolean',
+  record: 'an object',
+  null: 'null',
+}
+
+/**
+ * `path: reason` for each problem of one zod issue, e.g. `items[0].quantity: must be at least 1`:
+ * usually one, one per key for unknown keys.
+ */
+export function describeIssues(issue: z.core.$ZodIssue, root = 'body'): string[] {
+  if (issue.code === 'unrecognized_keys') {
+    return issue.keys.map(
+      (key) => `${formatPath([...issue.path, key]) || root}: is not a known field`,
+    )
+  }
+  return [describeIssue(issue, root)]
 }
 
 /** `path: reason` for one zod issue, e.g. `items[0].quantity: must be at least 1`. */
 export function describeIssue(issue: z.core.$ZodIssue, root = 'body'): string {
+  if (issue.code === 'invalid_union') {
+    const chosen = closestBranch(issue)
+    if (chosen) return describeIssue({ ...chosen, path: [...issue.path, ...chosen.path] }, root)
+  }
+  if (issue.code === 'unrecognized_keys') return describeIssues(issue, root).join('; ')
   const path = issue.path.length === 0 ? root : formatPath(issue.path)
   return `${path}: ${describeReason(issue)}`
 }
@@ -24,11 +44,52 @@ export function formatPath(path: readonly PropertyKey[]): string {
   )
 }
 
+/**
+ * The issue of a union's branch that says most about the value: a branch whose type matched
+ * but whose rules did not (`delay: must be at most 60000`), rather than the branches whose type
+ * did not match at all. Null when every branch failed on the type alone: the union's expected
+ * types are listed instead.
+ */
+function closestBranch(issue: z.core.$ZodIssue & { code: 'invalid_union' }) {
+  const branches = (issue as { errors?: z.core.$ZodIssue[][] }).errors ?? []
+  const typed = branches.filter(
+    (branch) =>
+      branch.length > 0 && !branch.every((one) => one.code === 'invalid_type' && !one.path.length),
+  )
+  if (typed.length === 0) return null
+  // The branch that went deepest into the value before failing, then the one with fewest problems.
+  typed.sort(
+    (a, b) =>
+      Math.max(...b.map((one) => one.path.length)) - Math.max(...a.map((one) => one.path.length)) ||
+      a.length - b.length,
+  )
+  return typed[0]![0]!
+}
+
+/** zod's own wording (`Invalid input: …`, `Too small: …`) as opposed to a message a schema gave. */
+const DEFAULT_MESSAGE = /^(Invalid|Too (small|big)|Unrecognized|Expected)/
+
 function describeReason(issue: z.core.$ZodIssue): string {
   if ('input' in issue && issue.input === undefined && issue.code !== 'custom') return 'is required'
+  // A message the schema wrote in words wins over the generic reason.
+  if (issue.code !== 'custom' && issue.message && !DEFAULT_MESSAGE.test(issue.message))
+    return issue.message
   switch (issue.code) {
     case 'invalid_type':
       return `must be ${typeNames[issue.expected] ?? issue.expected}`
+    case 'invalid_union': {
+      const branches = (issue as { errors?: z.core.$ZodIssue[][] }).errors ?? []
+      const expected = [
+        ...new Set(
+          branches.flatMap((branch) =>
+            branch.flatMap((one) =>
+              one.code === 'invalid_type' ? [typeNames[one.expected] ?? one.expected] : [],
+            ),
+          ),
+        ),
+      ]
+      return expected.length > 0 ? `must be ${orList(expected)}` : 'is not valid here'
+    }
     case 'too_small':
       return `must ${bound(issue.origin, 'at least', Number(issue.minimum), issue.inclusive ?? true)}`
     case 'too_big':
@@ -44,10 +105,21 @@ function describeReason(issue: z.core.$ZodIssue): string {
         ? 'must have at most 2 decimals'
         : `must be a multiple of ${issue.divisor}`
     case 'invalid_value':
-      return `must be one of ${issue.values.map(String).join(', ')}`
+      return issue.values.length === 1
+        ? `must be ${JSON.stringify(issue.values[0])}`
+        : `must be one of ${issue.values.map(String).join(', ')}`
+    case 'invalid_key':
+      return 'has a key that is not allowed'
     default:
       return issue.message
   }
+}
+
+/** `a, b or c`. */
+function orList(items: readonly string[]): string {
+  return items.length <= 1
+    ? (items[0] ?? '')
+    : `${items.slice(0, -1).join(', ')} or ${items.at(-1)}`
 }
 
 function bound(

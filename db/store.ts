@@ -64,6 +64,13 @@ export class Store {
     return [...this.#tables.keys()]
   }
 
+  /** Estimated bytes of the tables' own structures (indexes, caches; not the shared records). */
+  get estimatedBytes(): number {
+    let bytes = 0
+    for (const table of this.#tables.values()) bytes += table.estimatedBytes
+    return bytes
+  }
+
   /** Records per collection. */
   counts(): Record<string, number> {
     const counts: Record<string, number> = {}

@@ -1,5 +1,5 @@
 import * as z from 'zod'
-import { describeIssue } from '../contract/issues.js'
+import { describeIssues } from '../contract/issues.js'
 import { ApiError } from '../contract/api-error.js'
 import type { ApiRequest } from '../contract/exchange.js'
 
@@ -33,7 +33,7 @@ const jsonType = /^application\/(?:json|[\w.+-]+\+json)\s*(?:;|$)/i
  * then JSON syntax (400 / 40004).
  */
 export async function readJsonBody(
-  request: ApiRequest,
+  request: Pick<ApiRequest, 'header' | 'readBody'>,
   limit = BODY_LIMIT,
   onBytes?: (bytes: number) => void,
 ): Promise<unknown> {
@@ -86,6 +86,8 @@ export async function readJsonBody(
 export interface BodyRules {
   /** Strict mode: unknown and read-only fields are errors instead of being ignored. */
   strict: boolean
+  /** Unknown fields are always errors (the control API's bodies), strict mode or not. */
+  closed?: boolean
   /** Field names that exist on the record but no client may write. */
   readOnly: readonly string[]
 }
@@ -101,9 +103,17 @@ export function validateBody<S extends z.ZodType>(
   rules: BodyRules,
   references?: (body: unknown) => string[],
 ): z.output<S> {
-  const problems = rules.strict ? extraFields(schema, body, '', rules.readOnly) : []
+  const checksFields = rules.strict || rules.closed === true
+  const suffix = rules.closed ? '' : ' (strict mode)'
+  const problems = checksFields ? extraFields(schema, body, '', rules.readOnly, suffix) : []
   const result = schema.safeParse(body, { reportInput: true })
-  if (!result.success) problems.push(...result.error.issues.map((issue) => describeIssue(issue)))
+  if (!result.success) {
+    for (const issue of result.error.issues) {
+      // Unknown keys were reported above, each with its path.
+      if (checksFields && issue.code === 'unrecognized_keys') continue
+      problems.push(...describeIssues(issue))
+    }
+  }
   // References (unknown user, unknown or inactive product) are read from the raw body, so one
   // 422 names them beside every other failing field.
   if (references) problems.push(...references(body))
@@ -118,11 +128,12 @@ function extraFields(
   value: unknown,
   path: string,
   readOnly: readonly string[],
+  suffix: string,
 ): string[] {
   const inner = unwrap(schema)
   if (inner instanceof z.ZodArray && Array.isArray(value)) {
     return value.flatMap((item, index) =>
-      extraFields(inner.element as z.ZodType, item, `${path}[${index}]`, readOnly),
+      extraFields(inner.element as z.ZodType, item, `${path}[${index}]`, readOnly, suffix),
     )
   }
   if (
@@ -138,10 +149,10 @@ function extraFields(
   for (const [key, child] of Object.entries(value)) {
     const at = path ? `${path}.${key}` : key
     const field = Object.hasOwn(shape, key) ? shape[key] : undefined
-    if (field) problems.push(...extraFields(field, child, at, readOnly))
+    if (field) problems.push(...extraFields(field, child, at, readOnly, suffix))
     else
       problems.push(
-        `${at}: ${readOnly.includes(key) ? 'is read-only' : 'is not a known field'} (strict mode)`,
+        `${at}: ${readOnly.includes(key) ? 'is read-only' : 'is not a known field'}${suffix}`,
       )
   }
   return problems
@@ -149,12 +160,14 @@ function extraFields(
 
 function unwrap(schema: z.ZodType): z.ZodType {
   let current = schema
-  while (
-    current instanceof z.ZodOptional ||
-    current instanceof z.ZodDefault ||
-    current instanceof z.ZodNullable
-  ) {
-    current = current.unwrap() as z.ZodType
+  for (;;) {
+    if (
+      current instanceof z.ZodOptional ||
+      current instanceof z.ZodDefault ||
+      current instanceof z.ZodNullable
+    )
+      current = current.unwrap() as z.ZodType
+    else if (current instanceof z.ZodPipe) current = current.in as z.ZodType
+    else return current
   }
-  return current
 }

@@ -18,7 +18,7 @@ import type { Route } from './router.js'
 import { operationFor, Router } from './router.js'
 import { clip } from '../contract/params.js'
 import type { JournalFilter } from '../state/journal.js'
-import { overrideInputSchema, overrideSchema } from '../state/overrides.js'
+import { OverrideBoundError, overrideInputSchema, overrideSchema } from '../state/overrides.js'
 
 export interface ControlContext {
   request: ApiRequest
@@ -65,6 +65,26 @@ const journalEntrySchema = once(() =>
       overrideId: documented(z.int(), {
         description: 'The override that answered this request (CONTRACT C2), when one did.',
       }).optional(),
+      requestHeaders: documented(z.record(z.string(), z.string()), {
+        description:
+          'The request headers, lower-case names; Authorization and Cookie values redacted to their scheme (`Bearer ***`).',
+      }),
+      responseHeaders: documented(z.record(z.string(), z.string()), {
+        description: 'The answer headers, lower-case names; Set-Cookie values redacted.',
+      }),
+      nearMiss: documented(
+        z.object({
+          overrideId: z.int(),
+          reason: documented(z.string(), {
+            description:
+              'The first condition it failed: method, path, query.<name>, headers.<name> or body.<path>.',
+          }),
+        }),
+        {
+          description:
+            'On a path the API lacks that no override matched: the override the request came closest to (CONTRACT C2).',
+        },
+      ).optional(),
     }),
     { id: 'JournalEntry' },
   ),
@@ -87,6 +107,12 @@ const journalQuery = once((): QuerySchema => ({
       'A concrete path (`/users/5`) or a route template (`/users/{user_id}`), relative to the base path.',
   },
   status: integerQuery('status', 0, 599),
+  order: {
+    schema: z.enum(['asc', 'desc']),
+    read: (raw) => raw,
+    problem: (raw) => `order must be asc or desc, got '${clip(raw)}'`,
+    description: 'asc (default): oldest first; desc: newest first.',
+  },
 }))
 
 const compiled = new WeakMap<Catalog, Router<ControlOperation>>()
@@ -251,9 +277,9 @@ function controlRoutes(catalog: Catalog): Route<ControlOperation>[] {
         GET: {
           docs: {
             operationId: 'listSandboxRequests',
-            summary: 'The request journal, oldest first',
+            summary: 'The request journal, oldest first (order=desc: newest first)',
             description:
-              'The last API requests of this sandbox (see --journal-size); `page` and `pageSize` as for collections; `method`, `path` (a concrete path or a route template, relative to the base path) and `status` filter, and `total` counts the matches.',
+              'The last API requests of this sandbox (see --journal-size), with their headers; `page` and `pageSize` as for collections; `method`, `path` (a concrete path or a route template, relative to the base path) and `status` filter, and `total` counts the matches.',
             success: { status: 200, data: journalEntrySchema(), list: true },
             query: journalQuery(),
           },
@@ -264,15 +290,8 @@ function controlRoutes(catalog: Catalog): Route<ControlOperation>[] {
               false,
             ) as unknown as { page: number; pageSize: number } & JournalFilter
             const start = (page - 1) * pageSize
-            const matches = Object.keys(filter).length ? instance.journal.matching(filter) : null
-            const payload: ListPayload<unknown> = {
-              list: matches
-                ? matches.slice(start, start + pageSize)
-                : instance.journal.entries(start, start + pageSize),
-              total: matches ? matches.length : instance.journal.size,
-              page,
-              pageSize,
-            }
+            const { list, total } = instance.journal.page(filter, start, start + pageSize)
+            const payload: ListPayload<unknown> = { list, total, page, pageSize }
             return success(payload)
           },
         },
@@ -309,16 +328,19 @@ function controlRoutes(catalog: Catalog): Route<ControlOperation>[] {
             operationId: 'createSandboxOverride',
             summary: 'Make a route answer something else',
             description:
-              'Matches by method, path (template or concrete, relative to the base path), query; the newest match wins; `times` counts matching requests. On an API path it applies after routing, authentication and permission; on a path the API lacks it answers without a token. An overridden request changes no data.',
+              'Matches by method, path (template or concrete, relative to the base path), query, headers and JSON body; the newest match wins; `times` counts matching requests; `responses` answers a sequence. On an API path it applies after routing, authentication and permission; on a path the API lacks it answers without a token. An overridden request changes no data. Each sandbox keeps at most --max-overrides overrides taking --overrides-bytes (413 for one too large, 429 when full).',
             success: { status: 201, data: overrideSchema() },
             body: overrideInputSchema(),
           },
           async run({ instance, readJson }) {
-            const input = validateBody(overrideInputSchema(), await readJson(), {
-              strict: true,
+            let bytes = 0
+            const body = await readJson(undefined, (count) => (bytes = count))
+            const input = validateBody(overrideInputSchema(), body, {
+              strict: false,
+              closed: true,
               readOnly: [],
             })
-            return success(instance.overrides.add(input), 201)
+            return success(addOverride(instance, input, bytes || undefined), 201)
           },
         },
         DELETE: {
@@ -373,7 +395,8 @@ function controlRoutes(catalog: Catalog): Route<ControlOperation>[] {
           },
           async run({ instance, readJson }) {
             const changes = validateBody(runtimeConfigPatchSchema(), await readJson(), {
-              strict: true,
+              strict: false,
+              closed: true,
               readOnly: [],
             })
             return success(instance.configure(changes))
@@ -382,6 +405,22 @@ function controlRoutes(catalog: Catalog): Route<ControlOperation>[] {
       },
     },
   ]
+}
+
+/** Stores an override in a sandbox: 413 for one larger than its bound, 429 when it is full. */
+export function addOverride(
+  instance: SandboxInstance,
+  input: Parameters<SandboxInstance['overrides']['add']>[0],
+  bytes?: number,
+) {
+  try {
+    return instance.overrides.add(input, bytes)
+  } catch (error) {
+    if (!(error instanceof OverrideBoundError)) throw error
+    throw error.kind === 'too-large'
+      ? ApiError.of('payloadTooLarge', error.message)
+      : ApiError.of('rateLimited', error.message)
+  }
 }
 
 /** One page (`page`, `pageSize`) of a whole list, as a list payload. */

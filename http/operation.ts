@@ -60,6 +60,11 @@ export interface Operation {
   auth?: boolean
   /** Who besides admins may call it (CONTRACT B4). */
   permission: Permission
+  /**
+   * Whether a success changes the sandbox's data, so it must be saved (default: for POST, PUT,
+   * PATCH and DELETE). Signing in and out change sessions only.
+   */
+  changesData?: boolean
   docs: OperationDocs
   run(context: OperationContext): ApiResponse | Promise<ApiResponse>
 }

@@ -13,11 +13,14 @@ import { isPending } from '../contract/exchange.js'
 import type { Operation, OperationContext, Principal } from './operation.js'
 import { forcedError, parsePrefer } from './preferences.js'
 import { clip, integerParameter, invalidParameter, rejectUnknown } from '../contract/params.js'
-import { allowHeader, operationFor } from './router.js'
+import type { Route } from './router.js'
+import { allowHeader, methodNotAllowed } from './router.js'
 import type { ApiRoutes } from './routes.js'
 import { refuseUnsavable } from './unsavable.js'
-import { overrideAnswer } from '../state/overrides.js'
+import type { MatchRequest, NearMiss } from '../state/overrides.js'
+import { NEEDS_BODY, NO_JSON, overrideAnswer } from '../state/overrides.js'
 import { MAX_DELAY_MS } from '../state/runtime-config.js'
+import { BODY_LIMIT } from './body.js'
 
 /** What the pipeline needs from the sandbox that runs it. */
 export interface PipelineHost {
@@ -150,6 +153,8 @@ function record(
       durationMs: Math.round((performance.now() - seen.started) * 100) / 100,
       body: seen.body,
       overrideId: seen.overrideId,
+      nearMiss: seen.nearMiss,
+      requestHeaders: request.headers?.(),
       response,
     })
   }
@@ -167,33 +172,109 @@ interface Seen {
   body?: unknown
   bytes?: number
   overrideId?: number
+  nearMiss?: NearMiss
+  /** The raw body, once read (by an override's body condition, then by the operation). */
+  raw?: Promise<Uint8Array | 'too-large' | 'busy'>
+}
+
+/** The request's body, read once: an override's body condition and the operation share it. */
+function bodyOf(request: ApiRequest, seen: Seen): Pick<ApiRequest, 'header' | 'readBody'> {
+  return {
+    header: (name) => request.header(name),
+    readBody: (limit) => (seen.raw ??= request.readBody(limit)),
+  }
+}
+
+/** The request's JSON body for an override's body condition: the value, or NO_JSON. */
+async function jsonForMatching(request: ApiRequest, seen: Seen): Promise<unknown> {
+  if (!BODY_METHODS.has(request.method) && request.header('content-length') === null) return NO_JSON
+  let bytes: Uint8Array | 'too-large' | 'busy'
+  try {
+    bytes = await bodyOf(request, seen).readBody(BODY_LIMIT)
+  } catch {
+    return NO_JSON
+  }
+  if (typeof bytes === 'string' || bytes.byteLength === 0) return NO_JSON
+  try {
+    const value: unknown = JSON.parse(new TextDecoder('utf-8', { fatal: true }).decode(bytes))
+    seen.body = value
+    return value
+  } catch {
+    return NO_JSON
+  }
+}
+
+/** What overrides match a request against. */
+function matchRequest(request: ApiRequest, seen: Seen, body?: unknown): MatchRequest {
+  return {
+    method: request.method,
+    path: seen.path,
+    url: request.url,
+    header: (name) => request.header(name),
+    body,
+  }
 }
 
 /**
- * CONTRACT C2: the answer of an override matching the request, or null (no promise) when none
- * does, so the common case costs nothing.
+ * CONTRACT C2: the answer of an override matching the request; null (no promise) when none
+ * does, so the common case costs nothing. A promise of null when an override's body condition
+ * had to read the body and then did not match. `methods`: what a method-less override applies
+ * to (the route's methods; null on a path the API lacks: any). `allow`: the 405 `Allow`.
  */
 function overridden(
   instance: SandboxInstance,
   request: ApiRequest,
   seen: Seen,
-): Promise<ApiResponse> | null {
-  const found = instance.overrides.take(request.method, seen.path, request.url)
-  if (!found) return null
-  seen.overrideId = found.id
+  methods: ReadonlySet<string> | null,
+  allow: () => string,
+): Promise<ApiResponse | null> | null {
+  const { overrides } = instance
+  if (overrides.size === 0) return null
+  const found = overrides.find(matchRequest(request, seen), methods)
+  if (found === null) return null
   return (async () => {
+    let match = found
+    if (match === NEEDS_BODY) {
+      const body = await jsonForMatching(request, seen)
+      const again = overrides.find(matchRequest(request, seen, body), methods)
+      if (again === null || again === NEEDS_BODY) return null
+      match = again
+    }
+    const { override, response } = overrides.take(match)
+    seen.overrideId = override.id
     // What the client sent is kept for verification, when it is JSON (else just not journaled).
-    if (BODY_METHODS.has(request.method)) {
+    if (seen.body === undefined && BODY_METHODS.has(request.method)) {
       try {
-        seen.body = await readJsonBody(request)
+        seen.body = await readJsonBody(bodyOf(request, seen))
       } catch {
         // Not JSON, too large or cut off: the override answers all the same.
       }
     }
-    const delay = 'delayMs' in found.response ? (found.response.delayMs ?? 0) : 0
+    const delay = response.delayMs ?? 0
     if (delay > 0) await sleep(delay)
-    return overrideAnswer(found)
+    return overrideAnswer(response, allow())
   })()
+}
+
+/**
+ * 404 for a path the API lacks: when the sandbox has overrides, the message and the journal
+ * name the one the request came closest to and the first condition it failed (C2 near misses).
+ */
+function noRouteFor(instance: SandboxInstance, request: ApiRequest, seen: Seen): Promise<never> {
+  const { overrides } = instance
+  if (overrides.size === 0) throw noRoute(request)
+  const withMiss = (body: unknown): never => {
+    const miss = overrides.nearMiss(matchRequest(request, seen, body))
+    if (!miss) throw noRoute(request)
+    seen.nearMiss = miss
+    throw ApiError.of(
+      'notFound',
+      `no route for ${request.method} ${clip(request.url.pathname, 100)}; the closest override (${miss.overrideId}) did not match on ${miss.reason}`,
+    )
+  }
+  // The body is read only when an override's body condition could tell.
+  if (!overrides.matchesBodies) withMiss(NO_JSON)
+  return jsonForMatching(request, seen).then(withMiss)
 }
 
 /** The data service of a sandbox as its operations see it, made once per sandbox. */
@@ -231,33 +312,86 @@ function route(
   // path, after routing, authentication and permission, and before anything else.
   const match = host.routes.router.match(path)
   if (!match) {
-    const stub = overridden(instance, request, seen)
-    if (stub) return stub
-    throw noRoute(request)
+    const stub = overridden(instance, request, seen, null, () => instance.overrides.methodsAt(path))
+    if (stub === null) return noRouteFor(instance, request, seen)
+    return stub.then((answer) => answer ?? noRouteFor(instance, request, seen))
   }
   if (request.method === 'OPTIONS') return noContent({ allow: allowHeader(match.route) })
-  let operation: Operation
-  try {
-    operation = operationFor(match.route, request.method)
-  } catch (error) {
-    const stub = overridden(instance, request, seen)
-    if (stub) return stub
-    throw error
+  const allow = () => allowHeader(match.route)
+  const operation =
+    match.route.operations[(request.method === 'HEAD' ? 'GET' : request.method) as 'GET']
+  if (!operation) {
+    // An override naming a method the route lacks is a stub of that method (no token needed);
+    // a method-less one applies to the route's methods only: 405 comes first.
+    const stub = overridden(instance, request, seen, routeMethods(match.route), allow)
+    if (stub === null) throw methodNotAllowed(match.route, request.method)
+    return stub.then(
+      (answer) => answer ?? Promise.reject(methodNotAllowed(match.route, request.method)),
+    )
   }
   const principal =
     operation.auth === false ? null : authenticate(request.header('authorization'), instance)
   // A forced response (Prefer: code=…) precedes permission, as in Prism.
   const preferences = parsePrefer(request)
   if (preferences.code !== undefined) {
-    const forced = forcedError(preferences, allowHeader(match.route))
+    const forced = forcedError(preferences, allow())
     if (forced) throw forced
   }
   if (principal) authorize(operation, principal, match.params, host.routes.ownParam)
-  const override = overridden(instance, request, seen)
-  if (override) return override
-  const writes = WRITE_METHODS.has(request.method)
-  if (writes && !path.startsWith('/sessions')) refuseUnsavable(instance)
-  const ids = pathIds(match.params)
+  const override = overridden(instance, request, seen, routeMethods(match.route), allow)
+  if (override === null)
+    return run(
+      host,
+      instance,
+      request,
+      seen,
+      operation,
+      match.params,
+      principal,
+      preferences.representation,
+    )
+  return override.then(
+    (answer) =>
+      answer ??
+      run(
+        host,
+        instance,
+        request,
+        seen,
+        operation,
+        match.params,
+        principal,
+        preferences.representation,
+      ),
+  )
+}
+
+/** The methods of a route, HEAD with GET: what a method-less override on it applies to. */
+const methodsOfRoute = new WeakMap<Route<Operation>, ReadonlySet<string>>()
+function routeMethods(route: Route<Operation>): ReadonlySet<string> {
+  let methods = methodsOfRoute.get(route)
+  if (!methods) {
+    methods = new Set(Object.keys(route.operations))
+    methodsOfRoute.set(route, methods)
+  }
+  return methods
+}
+
+/** The operation itself, after routing, auth and overrides: ids, query, the run, and its saving. */
+function run(
+  host: PipelineHost,
+  instance: SandboxInstance,
+  request: ApiRequest,
+  seen: Seen,
+  operation: Operation,
+  params: Record<string, string>,
+  principal: Principal | null,
+  wantsRepresentation: boolean,
+): ApiResponse | Promise<ApiResponse> {
+  const { config } = instance
+  const writes = operation.changesData ?? WRITE_METHODS.has(request.method)
+  if (writes) refuseUnsavable(instance)
+  const ids = pathIds(params)
   // Without a query string, no URLSearchParams is made for the request (operations only read it).
   const query = request.url.search === '' ? NO_QUERY : request.url.searchParams
   if (config.strict && !operation.docs.query) rejectUnknown(query, [])
@@ -270,9 +404,13 @@ function route(
     principal,
     strict: config.strict,
     basePath: host.basePath,
-    wantsRepresentation: preferences.representation,
+    wantsRepresentation,
     async readJson() {
-      const body = await readJsonBody(request, undefined, (bytes) => (seen.bytes = bytes))
+      const body = await readJsonBody(
+        bodyOf(request, seen),
+        undefined,
+        (bytes) => (seen.bytes = bytes),
+      )
       seen.body = body
       return body
     },

@@ -99,16 +99,17 @@ export function allowHeader(route: Route<unknown>): string {
 /** The operation for a method, or a 405 / 40500 with `Allow`. HEAD is served by GET. */
 export function operationFor<Op>(route: Route<Op>, method: string): Op {
   const operation = route.operations[(method === 'HEAD' ? 'GET' : method) as Method]
-  if (!operation) {
-    throw ApiError.of(
-      'methodNotAllowed',
-      `${method} is not allowed on ${route.path}; allowed: ${allowHeader(route)}`,
-      {
-        allow: allowHeader(route),
-      },
-    )
-  }
+  if (!operation) throw methodNotAllowed(route, method)
   return operation
+}
+
+/** 405 / 40500 for a method a route does not take, with its `Allow` header. */
+export function methodNotAllowed(route: Route<unknown>, method: string): ApiError {
+  return ApiError.of(
+    'methodNotAllowed',
+    `${method.slice(0, 20)} is not allowed on ${route.path}; allowed: ${allowHeader(route)}`,
+    { allow: allowHeader(route) },
+  )
 }
 
 function literalCount(route: CompiledRoute<unknown>): number {

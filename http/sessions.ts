@@ -36,6 +36,7 @@ const sessionSchema = once(() =>
 const createSession: Operation = {
   auth: false,
   permission: 'anyone',
+  changesData: false,
   docs: {
     operationId: 'createSession',
     summary: 'Sign in: exchange e-mail and password for a bearer token',
@@ -67,6 +68,7 @@ const createSession: Operation = {
 
 const endSession: Operation = {
   permission: 'anyone',
+  changesData: false,
   docs: {
     operationId: 'deleteSession',
     summary: 'Sign out: revoke the token used',

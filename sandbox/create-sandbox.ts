@@ -13,7 +13,8 @@ import { answer } from '../http/pipeline.js'
 import { SandboxInstance } from '../state/instance.js'
 import type { JournalEntry, JournalFilter } from '../state/journal.js'
 import type { Override, OverrideInput } from '../state/overrides.js'
-import { overrideInputSchema } from '../state/overrides.js'
+import type { ParsedOverride } from '../state/overrides.js'
+import { OverrideBoundError, parseOverride } from '../state/overrides.js'
 import { claims, createHandlers, toFetchResponse } from './msw-handlers.js'
 import { openApiResponse } from './openapi-response.js'
 import type { ResolvedOptions, SandboxOptions } from './options.js'
@@ -127,7 +128,7 @@ export function createSandbox(options: SandboxOptions = {}): Sandbox {
 
   const sandbox: Sandbox = {
     options: resolved,
-    handlers: createHandlers(claim, handleRequest),
+    handlers: createHandlers(claim, handleRequest, { onError: resolved.onUnexpectedError }),
     db: main.store as ShopStore,
     handle: handleRequest,
     claims: claim,
@@ -136,7 +137,10 @@ export function createSandbox(options: SandboxOptions = {}): Sandbox {
         typeof input === 'string' ? new URL(input, 'http://localhost') : input,
         init,
       )
-      return toFetchResponse(await handleRequest(fromFetchRequest(request)))
+      return toFetchResponse(
+        await handleRequest(fromFetchRequest(request)),
+        resolved.onUnexpectedError,
+      )
     },
     reset() {
       main.reset()
@@ -169,13 +173,7 @@ export function createSandbox(options: SandboxOptions = {}): Sandbox {
     },
     requests: (filter) => (filter ? main.journal.matching(filter) : main.journal.entries()),
     override(input) {
-      const parsed = overrideInputSchema().safeParse(input, { reportInput: true })
-      if (!parsed.success) {
-        throw new TypeError(
-          `Invalid override: ${parsed.error.issues.map((issue) => describeIssue(issue)).join('; ')}`,
-        )
-      }
-      const stored = main.overrides.add(parsed.data)
+      const stored = addOverride(main, parseOverride(input, 'Invalid override'))
       return { ...stored, remove: () => main.overrides.remove(stored.id) }
     },
     get overrides() {
@@ -183,9 +181,20 @@ export function createSandbox(options: SandboxOptions = {}): Sandbox {
     },
     instance: (name = null) => registry.get(name),
   }
-  for (const input of options.overrides ?? []) sandbox.override(input)
+  for (const [index, input] of (options.overrides ?? []).entries())
+    addOverride(main, parseOverride(input, `Invalid override overrides[${index}]`))
   answers.set(sandbox, answerRequest)
   return sandbox
+}
+
+/** Stores an override in a sandbox; a RangeError past its bounds (--max-overrides, --overrides-bytes). */
+function addOverride(instance: SandboxInstance, input: ParsedOverride) {
+  try {
+    return instance.overrides.add(input)
+  } catch (error) {
+    if (error instanceof OverrideBoundError) throw new RangeError(error.message, { cause: error })
+    throw error
+  }
 }
 
 const answers = new WeakMap<Sandbox, (request: ApiRequest) => ApiResponse | Promise<ApiResponse>>()

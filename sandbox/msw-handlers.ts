@@ -3,6 +3,8 @@ import { HttpResponse, http } from 'msw'
 import type { ApiResponse } from '../contract/exchange.js'
 import { openCorsHeaders } from '../http/cors-headers.js'
 import { fromFetchRequest } from '../contract/exchange.js'
+import { ApiError } from '../contract/api-error.js'
+import { failure } from '../contract/envelope.js'
 
 export interface Claim {
   origin: string | null
@@ -27,10 +29,25 @@ export function claims({ origin, basePath, openApiPath, roots }: Claim, url: URL
   return roots.includes(path.split('/')[1] ?? '')
 }
 
-/** A Fetch API `Response` from the pipeline's answer (a network error when it dropped). */
-export function toFetchResponse(response: ApiResponse): Response {
+/**
+ * A Fetch API `Response` from the pipeline's answer (a network error when it dropped). An
+ * answer Fetch refuses to carry (answers are checked where they are made; this is the last
+ * resort) becomes a logged 500 envelope instead of a thrown error.
+ */
+export function toFetchResponse(
+  response: ApiResponse,
+  onError: (error: unknown) => void = (error) =>
+    console.error('[shop-sandbox] cannot write an answer:', error),
+): Response {
   if (response.drop) return HttpResponse.error()
-  return new HttpResponse(response.body, { status: response.status, headers: response.headers })
+  try {
+    return new HttpResponse(response.body, { status: response.status, headers: response.headers })
+  } catch (error) {
+    onError(error)
+    const { body, headers, status } = failure(ApiError.of('internalError'))
+    if (response.headers['x-request-id']) headers['x-request-id'] = response.headers['x-request-id']
+    return new HttpResponse(body, { status, headers })
+  }
 }
 
 /**
@@ -41,18 +58,28 @@ export function toFetchResponse(response: ApiResponse): Response {
 export function createHandlers(
   claim: (url: URL) => boolean,
   handle: (request: ReturnType<typeof fromFetchRequest>) => Promise<ApiResponse>,
+  options: {
+    /**
+     * Answer CORS for any origin (default true: in-process answers cross no network). The
+     * Node server's `msw` transport turns it off: the server applies its own Origin policy.
+     */
+    cors?: boolean
+    onError?: (error: unknown) => void
+  } = {},
 ): HttpHandler[] {
+  const { cors = true, onError } = options
   return [
     http.all(
       ({ request }) => claim(new URL(request.url)),
       async ({ request }) => {
+        if (!cors) return toFetchResponse(await handle(fromFetchRequest(request)), onError)
         // happy-dom's fetch checks CORS but sends its preflight without Origin or
         // Access-Control-Request-Method: every OPTIONS answer carries the preflight headers.
         const origin = request.headers.get('origin') ?? '*'
         const options = request.method === 'OPTIONS'
         if (options && request.headers.has('access-control-request-method'))
           return new HttpResponse(null, { status: 204, headers: openCorsHeaders(origin, true) })
-        const response = toFetchResponse(await handle(fromFetchRequest(request)))
+        const response = toFetchResponse(await handle(fromFetchRequest(request)), onError)
         if (response.type !== 'error') {
           for (const [name, value] of Object.entries(openCorsHeaders(origin, options)))
             response.headers.set(name, value)

@@ -66,6 +66,13 @@ export interface SandboxOptions extends Partial<ShopCounts> {
   sandboxesMemory?: number
   /** Largest `PUT /__sandbox/db` body in bytes (default 8 MiB). */
   maxDocumentBytes?: number
+  /** Overrides one sandbox keeps at most (default 1000); past it, adding one is 429. */
+  maxOverrides?: number
+  /**
+   * Estimated bytes the overrides of one sandbox may take (default 16 MiB; the server: a
+   * sixty-fourth of the heap limit); one larger alone is 413, one that does not fit 429.
+   */
+  overridesBytes?: number
   /** The clock for timestamps and token expiry (default: the real one). */
   clock?: () => Date | number
   /** Called with anything unexpected a request throws (it is answered 500). Default: `console.error`. */
@@ -177,6 +184,8 @@ export function resolveOptions(options: SandboxOptions = {}): ResolvedOptions {
     maxSessions,
     sandboxesMemory,
     maxDocumentBytes,
+    maxOverrides,
+    overridesBytes,
     ...settings
   } = { ...optionDefaults, ...given }
   const { clock } = options
@@ -200,6 +209,10 @@ export function resolveOptions(options: SandboxOptions = {}): ResolvedOptions {
       maxSessions: maxSessions ?? defaultLimits.maxSessions,
       sandboxesMemory: sandboxesMemory ?? defaultLimits.sandboxesMemory,
       maxDocumentBytes: maxDocumentBytes ?? defaultLimits.maxDocumentBytes,
+      overrides: {
+        count: maxOverrides ?? defaultLimits.overrides.count,
+        bytes: overridesBytes ?? defaultLimits.overrides.bytes,
+      },
     },
     config: withSettings(defaultRuntimeConfig, settings),
     now: clock ? () => Number(clock()) : Date.now,

@@ -27,7 +27,9 @@ export function cors(
     if (!preflight) return 'next'
     headers['access-control-allow-origin'] = '*'
   } else {
-    if (!allows(origin)) return 'refused'
+    // A page the sandbox served itself (the console at a host --allowed-hosts admits) is
+    // same-origin: the Host check already vouched for that name.
+    if (!allows(origin) && !sameOrigin(origin, req.headers.host)) return 'refused'
     headers['access-control-allow-origin'] = origin
     headers['access-control-allow-credentials'] = 'true'
   }
@@ -39,4 +41,18 @@ export function cors(
   headers['access-control-allow-headers'] = allowedHeaders
   headers['access-control-max-age'] = '86400'
   return 'preflight'
+}
+
+/**
+ * Whether `origin` is the origin of the request's own `Host` (`http://sandbox.test:4010` for
+ * `Host: sandbox.test:4010`), default ports aside.
+ */
+export function sameOrigin(origin: string, host: string | undefined): boolean {
+  if (host === undefined) return false
+  const match = /^(https?):\/\/([^/]+)$/i.exec(origin)
+  if (!match) return false
+  const scheme = match[1]!.toLowerCase()
+  const strip = (value: string) =>
+    value.toLowerCase().replace(scheme === 'https' ? /:443$/ : /:80$/, '')
+  return strip(match[2]!) === strip(host)
 }

@@ -1,5 +1,6 @@
 import type { IncomingMessage, ServerResponse } from 'node:http'
 import type { Sandbox } from '../sandbox/create-sandbox.js'
+import { createHandlers } from '../sandbox/msw-handlers.js'
 import { discardBody, drop } from './respond.js'
 
 /** A request listener that answers, or calls `next` for what it does not serve. */
@@ -18,6 +19,11 @@ export type Frame = (
  */
 export async function mswFrame(sandbox: Sandbox): Promise<Frame> {
   const { getResponse } = await import('msw')
+  // The sandbox's handlers without their open CORS: the server's Origin policy frames every answer.
+  const handlers = createHandlers(sandbox.claims, sandbox.handle, {
+    cors: false,
+    onError: sandbox.options.onUnexpectedError,
+  })
   return (req, res, url, next) => {
     const method = req.method ?? 'GET'
     const hasBody = method !== 'GET' && method !== 'HEAD'
@@ -27,6 +33,9 @@ export async function mswFrame(sandbox: Sandbox): Promise<Frame> {
       const headers = new Headers()
       for (let i = 0; i < req.rawHeaders.length; i += 2)
         headers.append(req.rawHeaders[i]!, req.rawHeaders[i + 1]!)
+      // The id the server chose (and logs) for this request.
+      const id = req.headers['x-request-id']
+      if (typeof id === 'string') headers.set('x-request-id', id)
       request = new Request(url, {
         method,
         headers,
@@ -40,7 +49,7 @@ export async function mswFrame(sandbox: Sandbox): Promise<Frame> {
       if (body) body.release()
       else if (!req.complete) discardBody(req)
     })
-    getResponse(sandbox.handlers, request, { baseUrl: url.origin })
+    getResponse(handlers, request, { baseUrl: url.origin })
       .then(async (response) => {
         if (!response) return next()
         if (response.type === 'error') return drop(req, res)

@@ -52,6 +52,10 @@ class NodeRequest implements ApiRequest {
     return Array.isArray(value) ? value.join(', ') : value
   }
 
+  headers() {
+    return this.req.headers
+  }
+
   readBody(limit: number) {
     return readNodeBody(this.req, limit, this.budget)
   }

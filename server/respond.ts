@@ -1,4 +1,6 @@
 import type { IncomingMessage, ServerResponse } from 'node:http'
+import { ApiError } from '../contract/api-error.js'
+import { failure } from '../contract/envelope.js'
 import type { ApiResponse } from '../contract/exchange.js'
 import { dropped } from './request-log.js'
 
@@ -17,6 +19,8 @@ export function sendAnswer(
   res: ServerResponse,
   answer: ApiResponse,
   frame: FrameHeaders = {},
+  onError: (error: unknown) => void = (error) =>
+    console.error('[shop-sandbox] cannot write an answer:', error),
 ): void {
   if (answer.drop) {
     drop(req, res)
@@ -27,7 +31,21 @@ export function sendAnswer(
   const headers: Record<string, string | number> = answer.headers
   for (const name in frame) headers[name] ??= frame[name]!
   if (answer.body !== null) headers['content-length'] = Buffer.byteLength(answer.body)
-  res.writeHead(answer.status, headers)
+  try {
+    res.writeHead(answer.status, headers)
+  } catch (error) {
+    // The last resort (answers are checked where they are made): an answer Node refuses to
+    // write (a header it cannot carry, a status out of range) is a logged 500, never a crash.
+    onError(error)
+    const body = failure(ApiError.of('internalError')).body!
+    res.writeHead(500, {
+      ...frame,
+      'content-type': 'application/json; charset=utf-8',
+      'content-length': Buffer.byteLength(body),
+    })
+    res.end(body)
+    return
+  }
   res.end(answer.body ?? undefined)
 }
 

@@ -139,6 +139,7 @@ export async function createSandboxServer(
   const limits = { ...timeouts, ...timeoutOverrides }
   const sandbox = createSandbox({
     sandboxesMemory: heapShare(),
+    overridesBytes: heapShare(64),
     ...sandboxOptions,
     ...(basePath === undefined ? {} : { baseUrl: basePath }),
   })
@@ -161,6 +162,10 @@ export async function createSandboxServer(
       keepAliveTimeout: limits.keepAliveMs,
       // How often Node checks the two timeouts above (default 30 s: too coarse for short limits).
       connectionsCheckingInterval: Math.min(limits.headersMs, limits.requestMs) / 4,
+      // A header sent twice reads as Fetch reads it (`a, b`), not as its first value: the same
+      // request gets the same answer on both transports and in MSW (two Authorization headers
+      // are no valid token; two Content-Types no JSON).
+      joinDuplicateHeaders: true,
     },
     listener,
   )
@@ -248,9 +253,9 @@ function requestListener(sandbox: Sandbox, options: ListenerOptions) {
       // Only a throwing onUnexpectedError gets here: answered 500 like any unexpected error.
       result = Promise.reject(error)
     }
-    if (!isPending(result)) return sendAnswer(req, res, result, frame)
+    if (!isPending(result)) return sendAnswer(req, res, result, frame, onUnexpectedError)
     result.then(
-      (response) => sendAnswer(req, res, response, frame),
+      (response) => sendAnswer(req, res, response, frame, onUnexpectedError),
       (error: unknown) => {
         onUnexpectedError(error)
         sendAnswer(req, res, failure(ApiError.of('internalError')), frame)
@@ -307,7 +312,11 @@ function requestListener(sandbox: Sandbox, options: ListenerOptions) {
   }
 }
 
-/** The default memory budget of named sandboxes on the server: a quarter of V8's heap limit, at most 512 MiB. */
-export function heapShare(): number {
-  return Math.min(512 * 1024 * 1024, Math.floor(getHeapStatistics().heap_size_limit / 4))
+/**
+ * A share of V8's heap limit, for the server's memory defaults: a quarter (at most 512 MiB) for
+ * the named sandboxes, a sixty-fourth (at most 32 MiB) for one sandbox's overrides.
+ */
+export function heapShare(divisor: 4 | 64 = 4): number {
+  const cap = divisor === 4 ? 512 * 1024 * 1024 : 32 * 1024 * 1024
+  return Math.min(cap, Math.floor(getHeapStatistics().heap_size_limit / divisor))
 }

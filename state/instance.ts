@@ -60,7 +60,7 @@ export class SandboxInstance {
   readonly sessions: Sessions
   readonly journal: Journal
   /** The overrides of CONTRACT C2: kept across data resets, dropped by a full reset. */
-  readonly overrides = new Overrides()
+  readonly overrides: Overrides
   readonly limits: SandboxLimits
   /** The data file keeping this sandbox's data, if any (set by the server for `--data`). */
   persistence: Persistence | null = null
@@ -80,14 +80,24 @@ export class SandboxInstance {
     this.store = new Store(options.tables, options.seed, options.onProgress)
     this.sessions = new Sessions(options.tokenTtl, options.clock, options.limits.maxSessions)
     this.journal = new Journal(options.limits.journal)
+    this.overrides = new Overrides(options.limits.overrides)
     this.config = { ...options.config }
     this.faultRandom = this.#random(1)
     this.delayRandom = this.#random(2)
   }
 
-  /** Estimated bytes this sandbox holds beyond the shared seed: journal, sessions, written data. */
+  /**
+   * Estimated bytes this sandbox holds beyond the shared seed records: its tables' indexes and
+   * caches (sorted views, keyword texts), journal, sessions, overrides and written data.
+   */
   get estimatedBytes(): number {
-    return this.journal.bytes + this.sessions.size * SESSION_BYTES + this.#written
+    return (
+      this.store.estimatedBytes +
+      this.journal.bytes +
+      this.sessions.size * SESSION_BYTES +
+      this.overrides.bytes +
+      this.#written
+    )
   }
 
   /** Counts data a write added (a body of `bytes` bytes becomes records and index entries). */

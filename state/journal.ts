@@ -1,5 +1,6 @@
 import { successText } from '../contract/envelope.js'
 import type { ApiResponse } from '../contract/exchange.js'
+import type { NearMiss } from './overrides.js'
 import { pathMatcher } from './overrides.js'
 
 /** One API request as the journal shows it (`GET /__sandbox/requests`). */
@@ -21,7 +22,22 @@ export interface JournalEntry {
   responseCode: number | null
   /** The override that answered (CONTRACT C2), when one did. */
   overrideId?: number
+  /**
+   * The request's headers (lower-case names); `Authorization` and `Cookie` values redacted to
+   * their scheme (`Bearer ***`).
+   */
+  requestHeaders: Record<string, string>
+  /** The answer's headers (lower-case names); `Set-Cookie` values redacted. */
+  responseHeaders: Record<string, string>
+  /**
+   * On a path the API lacks that no override matched: the override it came closest to and the
+   * first condition it failed (CONTRACT C2).
+   */
+  nearMiss?: NearMiss
 }
+
+/** Request or response headers as kept: lower-case names to values (a list joined by the transport). */
+export type HeaderRecord = Readonly<Record<string, string | number | readonly string[] | undefined>>
 
 /** What is kept per request: the raw parts, formatted only when someone reads the journal. */
 export interface JournalRecord {
@@ -34,6 +50,9 @@ export interface JournalRecord {
   /** The parsed body (never mutated after parsing); undefined when there was none. */
   body?: unknown
   overrideId?: number | undefined
+  nearMiss?: NearMiss | undefined
+  /** The request's headers (kept as given; redacted when read). */
+  requestHeaders?: HeaderRecord | undefined
   /** The path relative to the base path (what filters and overrides match). */
   apiPath?: string | undefined
   /** The answer: its status and code, and its body (or what it was made from, see `ApiResponse.data`). */
@@ -46,6 +65,8 @@ export interface JournalFilter {
   /** A concrete path or a route template, relative to the base path. */
   path?: string
   status?: number
+  /** `asc` (default): oldest first; `desc`: newest first. */
+  order?: 'asc' | 'desc'
 }
 
 /** How much a journal keeps (CONTRACT C3: bounds in bytes as well as counts). */
@@ -81,6 +102,9 @@ interface Kept {
   durationMs: number
   responseCode: number | null
   overrideId: number | undefined
+  nearMiss: NearMiss | undefined
+  requestHeaders: HeaderRecord | undefined
+  responseHeaders: HeaderRecord | undefined
   bodyText: string | undefined
   /** The full length of a body that was cut. */
   cutFrom: number | undefined
@@ -105,6 +129,9 @@ function blankEntry(): Kept {
     durationMs: 0,
     responseCode: null,
     overrideId: undefined,
+    nearMiss: undefined,
+    requestHeaders: undefined,
+    responseHeaders: undefined,
     bodyText: undefined,
     cutFrom: undefined,
     responseKind: 'none',
@@ -173,7 +200,13 @@ export class Journal {
     }
     const bytes =
       ENTRY_OVERHEAD +
-      2 * (record.path.length + record.search.length + (bodyText?.length ?? 0) + responseLength)
+      2 *
+        (record.path.length +
+          record.search.length +
+          (bodyText?.length ?? 0) +
+          responseLength +
+          headerBytes(record.requestHeaders) +
+          headerBytes(answer.headers))
     // A full ring writes over its oldest entry's object: no new object per request once full,
     // and none left behind for the collector (entries never leave the journal unformatted).
     const full = this.#count === size
@@ -189,6 +222,9 @@ export class Journal {
     entry.durationMs = record.durationMs
     entry.responseCode = record.response.code
     entry.overrideId = record.overrideId
+    entry.nearMiss = record.nearMiss
+    entry.requestHeaders = record.requestHeaders
+    entry.responseHeaders = answer.headers
     entry.bodyText = bodyText
     entry.cutFrom = cutFrom
     entry.responseKind = responseKind
@@ -225,28 +261,48 @@ export class Journal {
     return this.#bytes
   }
 
-  /** The entries matching a filter, oldest first, formatted for reading. */
-  matching(filter: JournalFilter): JournalEntry[] {
+  /**
+   * The entries matching a filter (oldest first, or newest first with `order: 'desc'`), from
+   * the `from`th match up to the `to`th, formatted for reading; `total` counts every match.
+   */
+  page(
+    filter: JournalFilter,
+    from = 0,
+    to = Number.POSITIVE_INFINITY,
+  ): { list: JournalEntry[]; total: number } {
     const method = filter.method?.toUpperCase()
     const path = filter.path === undefined ? null : pathMatcher(filter.path)
-    const entries: JournalEntry[] = []
-    for (let index = 0; index < this.#count; index++) {
-      const item = this.#at(index)
-      if (method !== undefined && item.method !== method) continue
-      if (filter.status !== undefined && item.status !== filter.status) continue
-      if (path && !path(item.apiPath ?? item.path)) continue
-      entries.push(format(item, this.limits.bodyBytes))
+    const unfiltered = method === undefined && path === null && filter.status === undefined
+    const descending = filter.order === 'desc'
+    const list: JournalEntry[] = []
+    let total = 0
+    for (let step = 0; step < this.#count; step++) {
+      const item = this.#at(descending ? this.#count - 1 - step : step)
+      if (unfiltered) {
+        // Without a filter the matches are the entries themselves: only the page is formatted.
+        total = this.#count
+        if (step < from) continue
+        if (step >= to) break
+      } else {
+        if (method !== undefined && item.method !== method) continue
+        if (filter.status !== undefined && item.status !== filter.status) continue
+        if (path && !path(item.apiPath ?? item.path)) continue
+        total++
+        if (total <= from || total > to) continue
+      }
+      list.push(format(item, this.limits.bodyBytes))
     }
-    return entries
+    return { list, total }
+  }
+
+  /** The entries matching a filter, oldest first (newest first with `order: 'desc'`). */
+  matching(filter: JournalFilter): JournalEntry[] {
+    return this.page(filter).list
   }
 
   /** Entries `from` (0 = oldest) up to `to`, formatted for reading. */
   entries(from = 0, to = this.size): JournalEntry[] {
-    const entries: JournalEntry[] = []
-    for (let index = Math.max(from, 0); index < Math.min(to, this.#count); index++) {
-      entries.push(format(this.#at(index), this.limits.bodyBytes))
-    }
-    return entries
+    return this.page({}, from, to).list
   }
 
   /** Empties the journal; ids start again at 1. */
@@ -294,7 +350,42 @@ function format(record: Kept, bodyBytes: number): JournalEntry {
     ...(responseText === undefined ? {} : { responseBody: shown(responseText, responseCutFrom) }),
     responseCode: record.responseCode,
     ...(record.overrideId === undefined ? {} : { overrideId: record.overrideId }),
+    ...(record.nearMiss === undefined ? {} : { nearMiss: { ...record.nearMiss } }),
+    requestHeaders: redactedHeaders(record.requestHeaders),
+    responseHeaders: redactedHeaders(record.responseHeaders),
   }
+}
+
+/** Headers whose values the journal shows only by their scheme (`Bearer ***`). */
+const CREDENTIAL_HEADERS = new Set(['authorization', 'proxy-authorization'])
+/** Headers whose values the journal never shows. */
+const SECRET_HEADERS = new Set(['cookie', 'set-cookie'])
+
+/** Headers as the journal shows them: lower-case names, lists joined, secrets redacted. */
+export function redactedHeaders(headers: HeaderRecord | undefined): Record<string, string> {
+  const shown: Record<string, string> = {}
+  if (!headers) return shown
+  for (const [rawName, rawValue] of Object.entries(headers)) {
+    if (rawValue === undefined) continue
+    const name = rawName.toLowerCase()
+    const value = Array.isArray(rawValue) ? rawValue.join(', ') : String(rawValue)
+    if (CREDENTIAL_HEADERS.has(name)) {
+      const scheme = /^([!#$%&'*+.^_`|~0-9A-Za-z-]+) /.exec(value)?.[1]
+      shown[name] = scheme ? `${scheme} ***` : '***'
+    } else shown[name] = SECRET_HEADERS.has(name) ? '***' : value
+  }
+  return shown
+}
+
+/** About how many characters a set of headers holds. */
+function headerBytes(headers: HeaderRecord | undefined): number {
+  let length = 0
+  if (!headers) return length
+  for (const name in headers) {
+    const value = headers[name]
+    length += name.length + 4 + (typeof value === 'string' ? value.length : 16)
+  }
+  return length
 }
 
 /** Fields whose values the journal never shows. */

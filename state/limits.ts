@@ -1,5 +1,6 @@
 import type { JournalLimits } from './journal.js'
 import { defaultJournalLimits } from './journal.js'
+import type { OverrideLimits } from './overrides.js'
 
 /**
  * The bounds of CONTRACT C3, in bytes as well as counts: what one request, one sandbox and
@@ -14,6 +15,8 @@ export interface SandboxLimits {
   sandboxesMemory: number
   /** Largest body of `PUT /__sandbox/db` (413 / 41300 past it). */
   maxDocumentBytes: number
+  /** Overrides one sandbox keeps, in count and estimated bytes (429 past them, 413 for one too large). */
+  overrides: OverrideLimits
 }
 
 const MiB = 1024 * 1024
@@ -23,6 +26,7 @@ export const defaultLimits: Readonly<SandboxLimits> = {
   maxSessions: 10_000,
   sandboxesMemory: 256 * MiB,
   maxDocumentBytes: 8 * MiB,
+  overrides: { count: 1000, bytes: 16 * MiB },
 }
 
 /** [min, max] of each numeric limit (options and CLI flags take the same). */
@@ -33,6 +37,8 @@ export const limitBounds = {
   maxSessions: [1, 1_000_000],
   sandboxesMemory: [MiB, 64 * 1024 * MiB],
   maxDocumentBytes: [1024, 1024 * MiB],
+  maxOverrides: [1, 100_000],
+  overridesBytes: [64 * 1024, 1024 * MiB],
 } as const
 
 /** Estimated bytes one live session token takes (token string, map entry, record). */

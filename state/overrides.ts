@@ -1,81 +1,231 @@
 import * as z from 'zod'
 import { documented } from '../contract/registry.js'
+import { describeIssues } from '../contract/issues.js'
 import { once } from '../contract/once.js'
+import { statusHeaders } from '../contract/api-error.js'
 import { codeForStatus, codes } from '../contract/codes.js'
 import { JSON_CONTENT_TYPE } from '../contract/envelope.js'
 import type { ApiResponse } from '../contract/exchange.js'
+import { headerNameProblem, headerValueProblem, SERVER_OWNED_HEADERS } from '../contract/headers.js'
 import { MAX_DELAY_MS } from './runtime-config.js'
 
 /** Methods an override may name (HEAD is matched by GET overrides, as by GET routes). */
-const overrideMethods = ['GET', 'HEAD', 'POST', 'PUT', 'PATCH', 'DELETE', 'OPTIONS'] as const
+export const overrideMethods = ['GET', 'HEAD', 'POST', 'PUT', 'PATCH', 'DELETE', 'OPTIONS'] as const
+export type OverrideMethod = (typeof overrideMethods)[number]
 
-const headerName = /^[!#$%&'*+.^_`|~0-9A-Za-z-]{1,100}$/
+/** Entries of a sequence (`responses`) at most. */
+export const MAX_SEQUENCE = 100
+/** Query parameters or headers one override may require at most. */
+const MAX_CONDITIONS = 50
 
-/** What an override answers (CONTRACT C2): an envelope, a raw JSON body, or a dropped connection. */
-const overrideResponseSchema = () =>
-  z.union([
-    z.strictObject({ drop: z.literal(true) }),
-    z.strictObject({
-      status: z.int().min(100).max(599),
-      code: z.int().min(0).max(99_999).optional(),
-      message: z.string().max(2000).optional(),
-      data: z.unknown().optional(),
-      body: z.unknown().optional(),
-      headers: z
-        .record(z.string().regex(headerName, 'must be a header name'), z.string().max(4000))
-        .optional(),
-      delayMs: z.int().min(0).max(MAX_DELAY_MS).optional(),
-    }),
-  ])
+/**
+ * The lowest status an override may answer: a 1xx is an interim answer, never a final one (a
+ * client would wait for the real answer until its timeout), so it is refused.
+ */
+export const MIN_OVERRIDE_STATUS = 200
+
+/** Response headers: each name and value as HTTP allows, none the server owns (framing, connection). */
+const responseHeadersSchema = z.record(z.string(), z.string()).superRefine((headers, context) => {
+  for (const [name, value] of Object.entries(headers)) {
+    const problem =
+      headerNameProblem(name) ??
+      (SERVER_OWNED_HEADERS.has(name.toLowerCase())
+        ? `is set by the server (${[...SERVER_OWNED_HEADERS].join(', ')} cannot be overridden)`
+        : headerValueProblem(value))
+    if (problem) context.addIssue({ code: 'custom', path: [name], message: problem })
+  }
+})
+
+/** Request headers an override requires: names as HTTP allows, values as given. */
+const requestHeadersSchema = z
+  .record(z.string(), z.string().max(4000))
+  .superRefine((headers, context) => {
+    const names = Object.keys(headers)
+    if (names.length > MAX_CONDITIONS)
+      context.addIssue({ code: 'custom', path: [], message: `must name at most ${MAX_CONDITIONS}` })
+    for (const name of names) {
+      const problem = headerNameProblem(name) ?? headerValueProblem(headers[name]!)
+      if (problem) context.addIssue({ code: 'custom', path: [name], message: problem })
+    }
+  })
+
+/**
+ * What an override answers (CONTRACT C2): an envelope (`status` with `code`, `message`, `data`),
+ * a raw JSON `body`, or a dropped connection (`drop: true`); `headers` and `delayMs` with any.
+ * One object, so each problem names its own field (`response.status`), not the whole union.
+ */
+const overrideResponseSchema = once(() =>
+  documented(
+    z
+      .strictObject({
+        status: documented(
+          z
+            .int('must be an integer from 200 to 599')
+            .min(MIN_OVERRIDE_STATUS, 'must be from 200 to 599 (a 1xx is not a final answer)')
+            .max(599, 'must be from 200 to 599'),
+          { description: 'The HTTP status, 200-599. Required unless `drop` is true.' },
+        ).optional(),
+        code: documented(z.int().min(0).max(99_999), {
+          description: 'The business code; default: the B5 code of the status.',
+        }).optional(),
+        message: z.string().max(2000).optional(),
+        data: documented(z.unknown(), { description: 'The `data` of a 2xx envelope.' }).optional(),
+        body: documented(z.unknown(), {
+          description: 'Any JSON, sent as it is instead of an envelope.',
+        }).optional(),
+        headers: documented(responseHeadersSchema, {
+          description:
+            'Response headers. Names and values as HTTP allows; Content-Length, Transfer-Encoding, Connection and the other headers the server owns are refused.',
+        }).optional(),
+        delayMs: z.int().min(0).max(MAX_DELAY_MS).optional(),
+        drop: documented(z.literal(true), {
+          description: 'Reset the connection instead of answering.',
+        }).optional(),
+      })
+      .superRefine((response, context) => {
+        if (response.drop) {
+          for (const field of ['status', 'code', 'message', 'data', 'body', 'headers'] as const) {
+            if (response[field] !== undefined)
+              context.addIssue({
+                code: 'custom',
+                path: [field],
+                message: 'cannot be combined with drop: a dropped connection answers nothing',
+              })
+          }
+          return
+        }
+        if (response.status === undefined)
+          context.addIssue({
+            code: 'custom',
+            path: ['status'],
+            message: 'is required (or give drop: true)',
+          })
+        if (response.body !== undefined) {
+          for (const field of ['code', 'message', 'data'] as const) {
+            if (response[field] !== undefined)
+              context.addIssue({
+                code: 'custom',
+                path: [field],
+                message: 'cannot be combined with body: body is sent as it is, without an envelope',
+              })
+          }
+        }
+      }),
+    { id: 'OverrideAnswer' },
+  ),
+)
+
+export type OverrideResponse = z.output<ReturnType<typeof overrideResponseSchema>>
 
 /** The body of `POST /__sandbox/overrides` and of `sandbox.override()` (built on first use). */
 export const overrideInputSchema = once(() =>
   documented(
-    z.strictObject({
-      method: documented(
-        z
-          .string()
-          .transform((method) => method.toUpperCase())
-          .pipe(z.enum(overrideMethods))
-          .optional(),
-        { description: 'Default: any method.' },
-      ),
-      path: documented(
-        z
-          .string()
-          .min(1)
-          .max(2000)
-          .regex(/^\/[^?#\s]*$/, 'must be a path starting with /, without query'),
-        {
+    z
+      .strictObject({
+        method: documented(
+          z
+            .string()
+            .transform((method) => method.toUpperCase())
+            .pipe(
+              z.enum(overrideMethods, {
+                error: `must be one of ${overrideMethods.join(', ')}`,
+              }),
+            )
+            .optional(),
+          {
+            description:
+              'Default: the methods of the route at `path` (any method on a path the API lacks).',
+          },
+        ),
+        path: documented(
+          z
+            .string()
+            .min(1)
+            .max(2000)
+            .regex(
+              /^\/[^?#\s]*$/,
+              'must be a path starting with / (like /users/{user_id}), without a query, fragment or spaces',
+            ),
+          {
+            description:
+              'Relative to the base path: a route template (`/users/{user_id}`) matches every id, a concrete path (`/users/5`) that one; a path the API lacks makes a stub.',
+          },
+        ),
+        query: documented(
+          z
+            .record(z.string().max(200), z.string().max(4000))
+            .refine((query) => Object.keys(query).length <= MAX_CONDITIONS, {
+              message: `must name at most ${MAX_CONDITIONS} parameters`,
+            })
+            .optional(),
+          { description: 'Every listed query parameter must be present with this value.' },
+        ),
+        headers: documented(requestHeadersSchema.optional(), {
           description:
-            'Relative to the base path: a route template (`/users/{user_id}`) matches every id, a concrete path (`/users/5`) that one; a path the API lacks makes a stub.',
-        },
-      ),
-      query: documented(z.record(z.string(), z.string()).optional(), {
-        description: 'Every listed query parameter must be present with this value.',
+            'Every listed request header must be present with this value (names case-insensitive).',
+        }),
+        body: documented(z.unknown(), {
+          description:
+            "The request's JSON body must contain this value: every key of an object present with a matching value, recursively; arrays and scalars equal.",
+        }).optional(),
+        times: documented(z.int().min(1).max(1_000_000_000).optional(), {
+          description: 'Matching requests it answers, then it is removed. Default: unlimited.',
+        }),
+        response: overrideResponseSchema().optional(),
+        responses: documented(
+          z.array(overrideResponseSchema()).min(1).max(MAX_SEQUENCE).optional(),
+          {
+            description:
+              'A sequence instead of `response`: the first matching request gets the first entry, the next the second, and so on; the last repeats.',
+          },
+        ),
+      })
+      .superRefine((input, context) => {
+        const given = Number(input.response !== undefined) + Number(input.responses !== undefined)
+        if (given !== 1)
+          context.addIssue({
+            code: 'custom',
+            path: [given === 0 ? 'response' : 'responses'],
+            message:
+              given === 0
+                ? 'is required (or give responses, a sequence)'
+                : 'cannot be combined with response: give one of them',
+          })
       }),
-      times: documented(z.int().min(1).optional(), {
-        description: 'Matching requests it answers, then it is removed. Default: unlimited.',
-      }),
-      response: overrideResponseSchema(),
-    }),
     { id: 'OverrideCreate' },
   ),
 )
 
 export type OverrideInput = z.input<ReturnType<typeof overrideInputSchema>>
-type ParsedInput = z.output<ReturnType<typeof overrideInputSchema>>
+export type ParsedOverride = z.output<ReturnType<typeof overrideInputSchema>>
+type ParsedInput = ParsedOverride
+
+/**
+ * An override validated as `POST /__sandbox/overrides` validates it, or a TypeError naming
+ * each bad field after `prefix` (`Invalid override: response.status: must be from 200 to 599`).
+ */
+export function parseOverride(input: unknown, prefix = 'Invalid override'): ParsedOverride {
+  const parsed = overrideInputSchema().safeParse(input, { reportInput: true })
+  if (parsed.success) return parsed.data
+  const problems = parsed.error.issues.flatMap((issue) => describeIssues(issue, 'override'))
+  throw new TypeError(`${prefix}: ${problems.join('; ')}`)
+}
 
 /** A stored override, as `GET /__sandbox/overrides` lists it. */
 export interface Override {
   id: number
-  method?: (typeof overrideMethods)[number]
+  method?: OverrideMethod
   path: string
   query?: Record<string, string>
+  headers?: Record<string, string>
+  body?: unknown
   times?: number
   /** Matching requests it still answers (counted overrides only). */
   remaining?: number
-  response: ParsedInput['response']
+  response?: OverrideResponse
+  responses?: OverrideResponse[]
+  /** The index in `responses` answered next (sequences only). */
+  next?: number
 }
 
 export const overrideSchema = once(() =>
@@ -85,47 +235,172 @@ export const overrideSchema = once(() =>
       method: z.enum(overrideMethods).optional(),
       path: z.string(),
       query: z.record(z.string(), z.string()).optional(),
+      headers: z.record(z.string(), z.string()).optional(),
+      body: z.unknown().optional(),
       times: z.int().optional(),
       remaining: z.int().optional(),
-      response: z.unknown(),
+      response: overrideResponseSchema().optional(),
+      responses: z.array(overrideResponseSchema()).optional(),
+      next: documented(z.int(), {
+        description: 'The index in `responses` answered next (sequences only).',
+      }).optional(),
     }),
     { id: 'Override' },
   ),
 )
 
-/** A path template or concrete path as a matcher: `{name}` matches one segment. */
+/**
+ * The segments of a path as the router sees them: a trailing slash dropped, each segment
+ * percent-decoded (so `/caf%C3%A9` and `/café`, `%7e` and `%7E` are one path); null for a path
+ * no route can match (an empty segment, `//x`).
+ */
+export function pathSegments(path: string): string[] | null {
+  const trimmed = path.length > 1 && path.endsWith('/') ? path.slice(0, -1) : path
+  if (trimmed === '/' || trimmed === '') return []
+  const parts = trimmed.split('/').slice(1)
+  const segments: string[] = []
+  for (const part of parts) {
+    if (part === '') return null
+    try {
+      segments.push(decodeURIComponent(part))
+    } catch {
+      segments.push(part)
+    }
+  }
+  return segments
+}
+
+/**
+ * A path template or concrete path as a matcher of request paths, segment by segment:
+ * `{name}` matches any one segment, a trailing slash and percent-encoding are ignored.
+ */
 export function pathMatcher(path: string): (candidate: string) => boolean {
-  const trimmed = path.length > 1 ? path.replace(/\/+$/, '') : path
-  if (!trimmed.includes('{')) return (candidate) => candidate === trimmed
-  const pattern = trimmed
-    .split('/')
-    .map((part) => (/^\{\w+\}$/.test(part) ? '[^/]+' : part.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')))
-    .join('/')
-  const regex = new RegExp(`^${pattern}$`)
-  return (candidate) => regex.test(candidate)
+  const template = pathSegments(path) ?? []
+  const pattern = template.map((part) => (/^\{\w+\}$/.test(part) ? null : part))
+  return (candidate) => {
+    const segments = pathSegments(candidate)
+    if (segments === null || segments.length !== pattern.length) return false
+    for (let index = 0; index < pattern.length; index++) {
+      const literal = pattern[index]
+      if (literal !== null && literal !== segments[index]) return false
+    }
+    return true
+  }
+}
+
+/** The parts of a request an override can match. */
+export interface MatchRequest {
+  method: string
+  /** The path under the base path. */
+  path: string
+  url: URL
+  header(name: string): string | null
+  /**
+   * The parsed JSON body: `undefined` while unknown (not read yet), `NO_JSON` when there is none
+   * or it is not JSON.
+   */
+  body?: unknown
+}
+
+/** A request without a JSON body, as far as body conditions go. */
+export const NO_JSON: unique symbol = Symbol('no JSON body')
+
+/** Returned by {@link Overrides.find} when the body must be read to decide. */
+export const NEEDS_BODY: unique symbol = Symbol('needs the body')
+
+/** Why an override did not match a request: the first condition it failed. */
+export interface NearMiss {
+  overrideId: number
+  /** `method`, `path`, `query.status`, `headers.x-client`, `body.items`, … */
+  reason: string
 }
 
 interface Stored extends Override {
   matches: (path: string) => boolean
+  /** The header conditions with lower-case names. */
+  headerConditions?: Array<[string, string]>
+  /** Estimated bytes it holds. */
+  bytes: number
+}
+
+/** How many overrides, and how many bytes of them, one sandbox keeps (CONTRACT C3). */
+export interface OverrideLimits {
+  count: number
+  bytes: number
+}
+
+/** What an override costs in memory for each byte of its JSON (parsed objects, strings in UTF-16). */
+const BYTES_PER_JSON_BYTE = 3
+/** What every override costs besides its JSON (matcher, record). */
+const OVERRIDE_OVERHEAD = 512
+
+/** Refused: too many overrides, or too many bytes of them (the caller answers 413 or 429). */
+export class OverrideBoundError extends Error {
+  override readonly name = 'OverrideBoundError'
+  constructor(
+    message: string,
+    /** `too-large`: this one alone is over the byte bound (413); `full`: the sandbox is (429). */
+    readonly kind: 'too-large' | 'full',
+  ) {
+    super(message)
+  }
 }
 
 /** The overrides of one sandbox: newest first when matching; kept across data resets. */
 export class Overrides {
   #list: Stored[] = []
   #nextId = 1
+  #bytes = 0
 
-  /** Stores an already validated override. */
-  add(input: ParsedInput): Override {
+  constructor(readonly limits: OverrideLimits = { count: 1000, bytes: 16 * 1024 * 1024 }) {}
+
+  /**
+   * Stores an already validated override; past the sandbox's bounds, an
+   * {@link OverrideBoundError} (`jsonBytes`: the size of its JSON, when known).
+   */
+  add(input: ParsedInput, jsonBytes = JSON.stringify(input).length): Override {
+    const bytes = OVERRIDE_OVERHEAD + jsonBytes * BYTES_PER_JSON_BYTE
+    if (bytes > this.limits.bytes) {
+      throw new OverrideBoundError(
+        `override too large: it takes about ${bytes} bytes, over the ${this.limits.bytes} bytes overrides may take in one sandbox (--overrides-bytes)`,
+        'too-large',
+      )
+    }
+    if (this.#list.length >= this.limits.count) {
+      throw new OverrideBoundError(
+        `this sandbox already has ${this.#list.length} overrides, the most it keeps (--max-overrides); remove some (DELETE /__sandbox/overrides)`,
+        'full',
+      )
+    }
+    if (this.#bytes + bytes > this.limits.bytes) {
+      throw new OverrideBoundError(
+        `this sandbox's overrides would take about ${this.#bytes + bytes} bytes, over --overrides-bytes ${this.limits.bytes}; remove some (DELETE /__sandbox/overrides)`,
+        'full',
+      )
+    }
     const stored: Stored = {
       id: this.#nextId++,
       ...(input.method ? { method: input.method } : {}),
       path: input.path,
       ...(input.query ? { query: input.query } : {}),
+      ...(input.headers ? { headers: input.headers } : {}),
+      ...(input.body !== undefined ? { body: input.body } : {}),
       ...(input.times ? { times: input.times, remaining: input.times } : {}),
-      response: input.response,
+      ...(input.responses
+        ? { responses: input.responses, next: 0 }
+        : { response: input.response! }),
       matches: pathMatcher(input.path),
+      ...(input.headers
+        ? {
+            headerConditions: Object.entries(input.headers).map(
+              ([name, value]) => [name.toLowerCase(), value] as [string, string],
+            ),
+          }
+        : {}),
+      bytes,
     }
     this.#list.push(stored)
+    this.#bytes += bytes
     return this.#public(stored)
   }
 
@@ -138,62 +413,226 @@ export class Overrides {
     return this.#list.length
   }
 
+  /** Estimated bytes the overrides hold (counted against the sandboxes' memory budget). */
+  get bytes(): number {
+    return this.#bytes
+  }
+
+  /**
+   * The `Allow` of a 405 an override answers on a path the API lacks: the methods of the
+   * overrides on that path (every method when one of them names none).
+   */
+  methodsAt(path: string): string {
+    const methods = new Set<string>()
+    for (const stored of this.#list) {
+      if (!stored.matches(path)) continue
+      if (!stored.method) return overrideMethods.join(', ')
+      methods.add(stored.method)
+    }
+    return [...methods].join(', ')
+  }
+
+  /** Whether any override has a body condition (then a near miss may need the body). */
+  get matchesBodies(): boolean {
+    return this.#list.some((stored) => stored.body !== undefined)
+  }
+
   remove(id: number): boolean {
-    const before = this.#list.length
-    this.#list = this.#list.filter((stored) => stored.id !== id)
-    return this.#list.length < before
+    const index = this.#list.findIndex((stored) => stored.id === id)
+    if (index < 0) return false
+    this.#bytes -= this.#list[index]!.bytes
+    this.#list.splice(index, 1)
+    return true
   }
 
   clear(): void {
     this.#list = []
+    this.#bytes = 0
   }
 
   /**
-   * The newest override matching a request (method, path relative to the base path, the query
-   * of its URL), counted: one with `times` is removed after its last match.
+   * The newest override matching a request, not yet counted ({@link take} counts it): null when
+   * none does, {@link NEEDS_BODY} when an override with a body condition matches everything
+   * else and the request's body is not known yet. `methods`: the methods a method-less override
+   * applies to (the route's), or null for any (a path the API lacks).
    */
-  take(method: string, path: string, url: URL): Override | null {
+  find(
+    request: MatchRequest,
+    methods: ReadonlySet<string> | null,
+  ): Stored | null | typeof NEEDS_BODY {
     for (let index = this.#list.length - 1; index >= 0; index--) {
       const stored = this.#list[index]!
-      if (
-        stored.method &&
-        stored.method !== method &&
-        !(stored.method === 'GET' && method === 'HEAD')
-      )
-        continue
-      if (!stored.matches(path)) continue
-      if (
-        stored.query &&
-        !Object.entries(stored.query).every(([name, value]) =>
-          url.searchParams.getAll(name).includes(value),
-        )
-      )
-        continue
-      if (stored.remaining !== undefined) {
-        stored.remaining -= 1
-        if (stored.remaining <= 0) this.#list.splice(index, 1)
-      }
-      return this.#public(stored)
+      const failed = firstFailure(stored, request, methods)
+      if (failed === null) return stored
+      if (failed === NEEDS_BODY) return NEEDS_BODY
     }
     return null
   }
 
+  /** Counts a match of an override {@link find} returned: its answer, and its removal after the last. */
+  take(found: Override): { override: Override; response: OverrideResponse } {
+    const stored = found as Stored
+    let response: OverrideResponse
+    if (stored.responses) {
+      const next = stored.next ?? 0
+      response = stored.responses[Math.min(next, stored.responses.length - 1)]!
+      stored.next = Math.min(next + 1, stored.responses.length - 1)
+    } else response = stored.response!
+    if (stored.remaining !== undefined) {
+      stored.remaining -= 1
+      if (stored.remaining <= 0) this.remove(stored.id)
+    }
+    return { override: this.#public(stored), response }
+  }
+
+  /**
+   * The override a request came closest to matching and the first condition it failed (CONTRACT
+   * C2's near misses): the one that passed the most conditions, the newest on a tie. Null when
+   * the sandbox has no overrides.
+   */
+  nearMiss(request: MatchRequest): NearMiss | null {
+    let best: { stored: Stored; passed: number; reason: string } | null = null
+    for (let index = this.#list.length - 1; index >= 0; index--) {
+      const stored = this.#list[index]!
+      const checks = conditions(stored, request, null)
+      let passed = 0
+      let reason: string | null = null
+      for (const check of checks) {
+        const failed = check()
+        if (failed === null) passed++
+        else reason ??= failed === NEEDS_BODY ? 'body' : failed
+      }
+      if (reason === null) continue
+      if (!best || passed > best.passed) best = { stored, passed, reason }
+    }
+    return best && { overrideId: best.stored.id, reason: best.reason }
+  }
+
   #public(stored: Stored): Override {
-    const { matches: _, ...override } = stored
+    const { matches: _, headerConditions: __, bytes: ___, ...override } = stored
     return { ...override }
   }
 }
 
-/** The answer of an override (CONTRACT C2); `delayMs` is waited by the caller. */
-export function overrideAnswer(override: Override): ApiResponse {
-  const response = override.response
-  if ('drop' in response) return { status: 0, headers: {}, body: null, code: null, drop: true }
-  const headers: Record<string, string> = {}
-  for (const [name, value] of Object.entries(response.headers ?? {}))
-    headers[name.toLowerCase()] = value
-  const status = response.status
-  const noBody = status === 204 || status === 304 || status < 200
-  if ('body' in response && response.body !== undefined) {
+/** A check of one condition: null when it holds, else what failed. */
+type Check = () => string | null | typeof NEEDS_BODY
+
+/** The conditions of an override, in the order near misses report them. */
+function conditions(
+  stored: Stored,
+  request: MatchRequest,
+  methods: ReadonlySet<string> | null,
+): Check[] {
+  const checks: Check[] = [
+    () => (methodMatches(stored.method, request.method, methods) ? null : 'method'),
+    () => (stored.matches(request.path) ? null : 'path'),
+  ]
+  if (stored.query) {
+    for (const [name, value] of Object.entries(stored.query))
+      checks.push(() =>
+        request.url.searchParams.getAll(name).includes(value) ? null : `query.${name}`,
+      )
+  }
+  if (stored.headerConditions) {
+    for (const [name, value] of stored.headerConditions)
+      checks.push(() => (request.header(name) === value ? null : `headers.${name}`))
+  }
+  if (stored.body !== undefined) {
+    checks.push(() => {
+      if (request.body === undefined) return NEEDS_BODY
+      if (request.body === NO_JSON) return 'body'
+      return containsAt(request.body, stored.body, 'body')
+    })
+  }
+  return checks
+}
+
+/** The first condition an override fails for a request (null: it matches). */
+function firstFailure(
+  stored: Stored,
+  request: MatchRequest,
+  methods: ReadonlySet<string> | null,
+): string | null | typeof NEEDS_BODY {
+  if (!methodMatches(stored.method, request.method, methods)) return 'method'
+  if (!stored.matches(request.path)) return 'path'
+  for (const check of conditions(stored, request, methods).slice(2)) {
+    const failed = check()
+    if (failed !== null) return failed
+  }
+  return null
+}
+
+/**
+ * Whether an override's method condition holds: HEAD is matched by GET overrides; a
+ * method-less one matches the route's methods (`methods`), or any on a path the API lacks.
+ */
+function methodMatches(
+  wanted: string | undefined,
+  method: string,
+  methods: ReadonlySet<string> | null,
+): boolean {
+  if (wanted === undefined)
+    return methods === null || methods.has(method === 'HEAD' ? 'GET' : method)
+  return wanted === method || (wanted === 'GET' && method === 'HEAD')
+}
+
+/**
+ * Where `actual` stops containing `expected` (null when it does): every key of an expected
+ * object present in the actual one with a matching value, recursively; arrays and scalars equal.
+ */
+export function containsAt(actual: unknown, expected: unknown, path: string): string | null {
+  if (isPlainObject(expected)) {
+    if (!isPlainObject(actual)) return path
+    for (const [key, value] of Object.entries(expected)) {
+      if (!Object.hasOwn(actual, key)) return `${path}.${key}`
+      const failed = containsAt(actual[key], value, `${path}.${key}`)
+      if (failed !== null) return failed
+    }
+    return null
+  }
+  return jsonEqual(actual, expected) ? null : path
+}
+
+function isPlainObject(value: unknown): value is Record<string, unknown> {
+  return typeof value === 'object' && value !== null && !Array.isArray(value)
+}
+
+function jsonEqual(a: unknown, b: unknown): boolean {
+  if (a === b) return true
+  if (Array.isArray(a) && Array.isArray(b))
+    return a.length === b.length && a.every((item, index) => jsonEqual(item, b[index]))
+  if (isPlainObject(a) && isPlainObject(b)) {
+    const keys = Object.keys(a)
+    return (
+      keys.length === Object.keys(b).length &&
+      keys.every((key) => Object.hasOwn(b, key) && jsonEqual(a[key], b[key]))
+    )
+  }
+  return false
+}
+
+/**
+ * The answer of an override's response (CONTRACT C2); `delayMs` is waited by the caller. A
+ * status that always carries a header (401's `WWW-Authenticate`, 405's `Allow`, 429's
+ * `Retry-After`) gets it unless the override gives its own. Headers are checked again here
+ * (they were at creation): an answer with a header HTTP cannot carry becomes a 500 envelope
+ * instead of a crash while writing.
+ */
+export function overrideAnswer(response: OverrideResponse, allow: string): ApiResponse {
+  if (response.drop) return { status: 0, headers: {}, body: null, code: null, drop: true }
+  const status = response.status!
+  const headers: Record<string, string> = {
+    ...statusHeaders[status],
+    ...(status === 405 ? { allow } : {}),
+  }
+  for (const [name, value] of Object.entries(response.headers ?? {})) {
+    const lower = name.toLowerCase()
+    if (headerNameProblem(name) || headerValueProblem(value) || SERVER_OWNED_HEADERS.has(lower))
+      throw new Error(`override header ${name} cannot be sent`)
+    headers[lower] = value
+  }
+  const noBody = status === 204 || status === 304
+  if (response.body !== undefined) {
     return {
       status,
       code: null,

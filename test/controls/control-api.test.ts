@@ -103,6 +103,15 @@ describe('control API: /__sandbox/requests', () => {
       durationMs: expect.any(Number),
       responseBody: expect.objectContaining({ code: 0, message: 'success' }),
       responseCode: 0,
+      // CONTRACT C2: the headers, the token redacted to its scheme.
+      requestHeaders: expect.objectContaining({
+        authorization: 'Bearer ***',
+        'x-request-id': 'r1',
+      }),
+      responseHeaders: expect.objectContaining({
+        'content-type': 'application/json; charset=utf-8',
+        'x-request-id': 'r1',
+      }),
     })
     expect(second).toMatchObject({
       method: 'POST',
