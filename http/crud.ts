@@ -167,7 +167,9 @@ export function resourceRoutes(resource: Resource): Route<Operation>[] {
             errors: ['notFound'],
           }),
           run(context) {
-            return success(selectFields(find(context), recordFields(resource, context)))
+            // CONTRACT B4: query parameters (400) before the record's existence (404).
+            const fields = recordFields(resource, context)
+            return success(selectFields(find(context), fields))
           },
         },
         PUT: {

@@ -65,7 +65,7 @@ export function answer(
   const requestId = request.requestId ?? requestIdFor(request.header('x-request-id'))
   let result: ApiResponse | Promise<ApiResponse>
   try {
-    result = dispatch(host, request)
+    result = dispatch(host, request, requestId)
   } catch (error) {
     result = toErrorResponse(host, error)
   }
@@ -83,7 +83,11 @@ function finish(request: ApiRequest, requestId: string, response: ApiResponse): 
   return response
 }
 
-function dispatch(host: PipelineHost, request: ApiRequest): ApiResponse | Promise<ApiResponse> {
+function dispatch(
+  host: PipelineHost,
+  request: ApiRequest,
+  requestId: string,
+): ApiResponse | Promise<ApiResponse> {
   const { pathname } = request.url
   const documents = host.documents(request, pathname)
   if (documents) return documents
@@ -99,7 +103,14 @@ function dispatch(host: PipelineHost, request: ApiRequest): ApiResponse | Promis
       if (!answer) throw noRoute(request)
       result = answer
     } else {
-      result = journaled(host, instance, request, pathname, pathname.slice(basePath.length) || '/')
+      result = journaled(
+        host,
+        instance,
+        request,
+        requestId,
+        pathname,
+        pathname.slice(basePath.length) || '/',
+      )
     }
   } catch (error) {
     host.settle(instance)
@@ -115,10 +126,11 @@ function journaled(
   host: PipelineHost,
   instance: SandboxInstance,
   request: ApiRequest,
+  requestId: string,
   pathname: string,
   path: string,
 ): ApiResponse | Promise<ApiResponse> {
-  const seen: Seen = { at: host.now(), started: performance.now(), pathname, path }
+  const seen: Seen = { at: host.now(), started: performance.now(), pathname, path, requestId }
   let result: ApiResponse | Promise<ApiResponse>
   try {
     const delay = delayHeader(request) ?? drawDelay(instance.config.delay, instance.delayRandom)
@@ -144,6 +156,7 @@ function record(
   response: ApiResponse,
 ): ApiResponse {
   if (request.method !== 'OPTIONS') {
+    response.headers['x-request-id'] = seen.requestId
     instance.journal.add({
       at: seen.at,
       method: request.method,
@@ -169,6 +182,7 @@ interface Seen {
   pathname: string
   /** The path under the base path. */
   path: string
+  requestId: string
   body?: unknown
   bytes?: number
   overrideId?: number

@@ -27,7 +27,10 @@ export interface JournalEntry {
    * their scheme (`Bearer ***`).
    */
   requestHeaders: Record<string, string>
-  /** The answer's headers (lower-case names); `Set-Cookie` values redacted. */
+  /**
+   * The answer's headers as the sandbox made it (lower-case names; `Set-Cookie` redacted),
+   * without what a transport adds to frame it (`Content-Length`, CORS, `Vary`).
+   */
   responseHeaders: Record<string, string>
   /**
    * On a path the API lacks that no override matched: the override it came closest to and the
@@ -224,7 +227,8 @@ export class Journal {
     entry.overrideId = record.overrideId
     entry.nearMiss = record.nearMiss
     entry.requestHeaders = record.requestHeaders
-    entry.responseHeaders = answer.headers
+    // A copy: a transport adds its framing (length, CORS) to the answer's own object after this.
+    entry.responseHeaders = { ...answer.headers }
     entry.bodyText = bodyText
     entry.cutFrom = cutFrom
     entry.responseKind = responseKind
@@ -365,7 +369,11 @@ const SECRET_HEADERS = new Set(['cookie', 'set-cookie'])
 export function redactedHeaders(headers: HeaderRecord | undefined): Record<string, string> {
   const shown: Record<string, string> = {}
   if (!headers) return shown
-  for (const [rawName, rawValue] of Object.entries(headers)) {
+  // Sorted by name: the same on every transport (Fetch's Headers are sorted, Node's are not).
+  const entries = Object.entries(headers).sort(([a], [b]) =>
+    a.toLowerCase() < b.toLowerCase() ? -1 : 1,
+  )
+  for (const [rawName, rawValue] of entries) {
     if (rawValue === undefined) continue
     const name = rawName.toLowerCase()
     const value = Array.isArray(rawValue) ? rawValue.join(', ') : String(rawValue)

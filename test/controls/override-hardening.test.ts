@@ -1,0 +1,165 @@
+import { describe, expect, it } from 'vitest'
+import { createSandbox } from '../../index.js'
+import { MEMBER } from '../support/client.js'
+import { useInProcessSandbox } from '../support/in-process.js'
+
+const { call, sandbox } = useInProcessSandbox()
+const override = (body: unknown) => call('POST', '/__sandbox/overrides', { body, token: null })
+
+describe('overrides are validated field by field (422 naming the field)', () => {
+  const bad: Array<[string, unknown, string]> = [
+    ['a CR/LF in a header value', { 'X-Evil': 'a\r\nSet-Cookie: x=1' }, 'response.headers.X-Evil'],
+    ['a NUL in a header value', { 'X-Evil': 'a\u0000b' }, 'response.headers.X-Evil'],
+    ['a character outside Latin-1', { 'X-Evil': 'snow ☃' }, 'response.headers.X-Evil'],
+    ['a header name with a space', { 'X Evil': 'a' }, 'response.headers.X Evil'],
+    ['Transfer-Encoding', { 'Transfer-Encoding': 'chunked' }, 'response.headers.Transfer-Encoding'],
+    ['Content-Length', { 'content-length': '5' }, 'response.headers.content-length'],
+    ['Connection', { Connection: 'close' }, 'response.headers.Connection'],
+  ]
+  it.each(bad)('%s', async (_, headers, field) => {
+    const reply = await override({ path: '/users', response: { status: 200, headers } })
+    expect(reply.status).toBe(422)
+    expect(reply.body.code).toBe(42200)
+    expect(reply.body.message).toContain(`${field}: `)
+  })
+
+  it.each([
+    [{ status: '200' }, 'response.status: must be an integer from 200 to 599'],
+    [{ status: 150 }, 'response.status: must be from 200 to 599 (a 1xx is not a final answer)'],
+    [{ status: 600 }, 'response.status: must be from 200 to 599'],
+    [{}, 'response.status: is required (or give drop: true)'],
+    [{ drop: true, status: 200 }, 'response.status: cannot be combined with drop'],
+    [{ status: 200, body: {}, data: 1 }, 'response.data: cannot be combined with body'],
+  ])('response %j: %s', async (response, message) => {
+    const reply = await override({ path: '/users', response })
+    expect(reply.status).toBe(422)
+    expect(reply.body.message).toContain(message)
+  })
+
+  it('an unknown key is named once, without calling it strict mode', async () => {
+    const reply = await override({ path: '/users', response: { status: 200 }, colour: 'red' })
+    expect(reply.body.message).toBe('validation failed: colour: is not a known field')
+  })
+
+  it('a path is described in words, not as a regular expression', async () => {
+    const reply = await override({ path: 'users?x', response: { status: 200 } })
+    expect(reply.body.message).toBe(
+      'validation failed: path: must be a path starting with / (like /users/{user_id}), without a query, fragment or spaces',
+    )
+  })
+
+  it('response and responses: exactly one', async () => {
+    expect((await override({ path: '/users' })).body.message).toContain(
+      'response: is required (or give responses, a sequence)',
+    )
+    const both = await override({
+      path: '/users',
+      response: { status: 200 },
+      responses: [{ status: 200 }],
+    })
+    expect(both.body.message).toContain('responses: cannot be combined with response')
+  })
+
+  it('sandbox.override() refuses the same with a TypeError naming the field', () => {
+    expect(() =>
+      sandbox.override({
+        path: '/users',
+        response: { status: 200, headers: { 'X-Evil': 'a\nb' } },
+      }),
+    ).toThrow(/^Invalid override: response\.headers\.X-Evil: must not contain CR, LF, NUL/)
+    expect(() =>
+      createSandbox({ overrides: [{ path: '/users', response: { status: 99 } }] }),
+    ).toThrow('Invalid override overrides[0]: response.status: must be from 200 to 599')
+  })
+})
+
+describe('overrides match the paths the router accepts', () => {
+  it('a template matches a trailing slash and percent-encoded segments; so does the journal filter', async () => {
+    await override({ path: '/users/{user_id}', response: { status: 200, data: 'stub' } })
+    const reply = await call('GET', '/users/3/', { overridden: true })
+    expect(reply.body.data).toBe('stub')
+    const journal = await call('GET', '/__sandbox/requests?path=/users/{user_id}', { token: null })
+    expect(journal.body.data.total).toBe(1)
+    await override({ path: '/files/café', response: { status: 200, data: 'accent' } })
+    expect((await call('GET', '/files/caf%C3%A9', { overridden: true })).body.data).toBe('accent')
+    expect((await call('GET', '/files/caf%c3%a9/', { overridden: true })).body.data).toBe('accent')
+  })
+
+  it('a method-less override applies only to the methods of its route: 405 comes first', async () => {
+    await override({ path: '/users/{user_id}', response: { status: 200, data: 'stub' } })
+    const reply = await call('POST', '/users/3', { token: null, body: {} })
+    expect(reply.status).toBe(405)
+    expect(reply.headers.get('allow')).toBe('GET, PUT, PATCH, DELETE')
+    // With the method named, it is a stub of a method the route lacks: no token needed.
+    await override({ method: 'POST', path: '/users/{user_id}', response: { status: 202 } })
+    const stubbed = await call('POST', '/users/3', { token: null, overridden: true })
+    expect(stubbed.status).toBe(202)
+  })
+
+  it("an override's 401, 405 and 429 carry the headers B4 and B5 require", async () => {
+    await override({ path: '/products', method: 'GET', response: { status: 401 } })
+    await override({ path: '/products', method: 'POST', response: { status: 405 } })
+    await override({ path: '/orders', method: 'GET', response: { status: 429 } })
+    const unauthorized = await call('GET', '/products', { overridden: true })
+    expect(unauthorized.headers.get('www-authenticate')).toBe('Bearer')
+    const notAllowed = await call('POST', '/products', { body: {}, overridden: true })
+    expect(notAllowed.headers.get('allow')).toBe('GET, POST')
+    const limited = await call('GET', '/orders', { overridden: true })
+    expect(limited.headers.get('retry-after')).toBe('1')
+    await override({
+      path: '/orders',
+      method: 'GET',
+      response: { status: 429, headers: { 'Retry-After': '30' } },
+    })
+    expect((await call('GET', '/orders', { overridden: true })).headers.get('retry-after')).toBe(
+      '30',
+    )
+  })
+
+  it('a stub path answers 405 with the methods its overrides name', async () => {
+    await override({ method: 'GET', path: '/avatars', response: { status: 200 } })
+    await override({ method: 'PUT', path: '/avatars', response: { status: 405 } })
+    const reply = await call('PUT', '/avatars', { token: MEMBER, body: {}, overridden: true })
+    expect(reply.status).toBe(405)
+    expect(reply.headers.get('allow')).toBe('GET, PUT')
+  })
+})
+
+describe('overrides are bounded per sandbox (CONTRACT C3)', () => {
+  it('past maxOverrides adding one is 429 / 42900; one larger than overridesBytes is 413', async () => {
+    const small = createSandbox({ maxOverrides: 2, overridesBytes: 64 * 1024 })
+    const add = (body: unknown) =>
+      small.fetch('/__sandbox/overrides', {
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body: JSON.stringify(body),
+      })
+    expect((await add({ path: '/a', response: { status: 200 } })).status).toBe(201)
+    expect((await add({ path: '/b', response: { status: 200 } })).status).toBe(201)
+    const full = await add({ path: '/c', response: { status: 200 } })
+    expect(full.status).toBe(429)
+    expect(full.headers.get('retry-after')).toBe('1')
+    expect(await full.json()).toMatchObject({
+      code: 42900,
+      message: expect.stringMatching(/--max-overrides/),
+    })
+    await small.fetch('/__sandbox/overrides', { method: 'DELETE' })
+    const huge = await add({ path: '/big', response: { status: 200, data: 'x'.repeat(100_000) } })
+    expect(huge.status).toBe(413)
+    expect(await huge.json()).toMatchObject({
+      code: 41300,
+      message: expect.stringMatching(/--overrides-bytes/),
+    })
+    // In code: a RangeError naming the flag.
+    small.override({ path: '/a', response: { status: 200 } })
+    small.override({ path: '/b', response: { status: 200 } })
+    expect(() => small.override({ path: '/c', response: { status: 200 } })).toThrow(RangeError)
+  })
+
+  it("overrides count in their sandbox's memory estimate", () => {
+    const instance = sandbox.instance('measured')
+    const before = instance.estimatedBytes
+    instance.overrides.add({ path: '/x', response: { status: 200, data: 'y'.repeat(10_000) } })
+    expect(instance.estimatedBytes - before).toBeGreaterThan(10_000)
+  })
+})

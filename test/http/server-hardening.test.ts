@@ -1,0 +1,98 @@
+import { request as httpRequest } from 'node:http'
+import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import type { SandboxServer } from '../../node/index.js'
+import { createSandboxServer } from '../../node/index.js'
+import { clientFor } from '../support/client.js'
+
+describe('the Node server survives what overrides send, and the console works from an allowed host', () => {
+  let server: SandboxServer
+  beforeAll(async () => {
+    server = await createSandboxServer({ port: 0, allowedHosts: ['sandbox.test'] })
+  })
+  afterAll(() => server.close())
+
+  /** A raw request with the given Host and Origin (fetch does not let a caller set Host). */
+  const raw = (method: string, path: string, headers: Record<string, string>, body?: string) =>
+    new Promise<{ status: number; body: string }>((resolve, reject) => {
+      const req = httpRequest(`${server.url}${path}`, { method, headers }, (res) => {
+        let text = ''
+        res.on('data', (chunk: Buffer) => (text += chunk))
+        res.on('end', () => resolve({ status: res.statusCode!, body: text }))
+      })
+      req.on('error', reject)
+      req.end(body)
+    })
+
+  it('a hostile override is refused, the process answers on', async () => {
+    const call = clientFor(server.url)
+    const reply = await call('POST', '/__sandbox/overrides', {
+      token: null,
+      body: { path: '/users', response: { status: 200, headers: { 'X-Evil': 'a\r\nb' } } },
+    })
+    expect(reply.status).toBe(422)
+    expect((await call('GET', '/users/1')).status).toBe(200)
+  })
+
+  it("the console's own origin may write, whatever host --allowed-hosts admits", async () => {
+    const host = `sandbox.test:${server.port}`
+    const reply = await raw(
+      'POST',
+      '/__sandbox/overrides',
+      { host, origin: `http://${host}`, 'content-type': 'application/json' },
+      JSON.stringify({ path: '/ping', response: { status: 200 } }),
+    )
+    expect(reply.status).toBe(201)
+    // Another origin still needs --cors-origin.
+    const other = await raw('GET', '/__sandbox', { host, origin: 'http://evil.test' })
+    expect(other.status).toBe(403)
+  })
+})
+
+describe('the last-resort guard: an answer that cannot be written is a logged 500, never a crash', () => {
+  let server: SandboxServer
+  const logged: unknown[] = []
+  beforeAll(async () => {
+    server = await createSandboxServer({
+      port: 0,
+      onUnexpectedError: (error) => logged.push(error),
+    })
+  })
+  afterAll(() => server.close())
+
+  it('an override stored past validation (a bad header) answers 500 and is journaled as 500', async () => {
+    // add() trusts its input (the API and override() validate first): this skips validation.
+    server.sandbox
+      .instance()
+      .overrides.add({ path: '/users', response: { status: 200, headers: { 'X-Evil': 'a\r\nb' } } })
+    const call = clientFor(server.url)
+    const reply = await call('GET', '/users')
+    expect(reply.status).toBe(500)
+    expect(reply.body).toEqual({ code: 50000, message: 'internal server error', data: null })
+    expect(server.sandbox.requests({ path: '/users' }).at(-1)?.status).toBe(500)
+    expect(logged).toHaveLength(1)
+    expect((await call('GET', '/users/1')).status).toBe(200)
+  })
+
+  it('sendAnswer turns a header Node refuses into a 500 envelope', async () => {
+    const { sendAnswer } = await import('../../server/respond.js')
+    const { createServer } = await import('node:http')
+    const errors: unknown[] = []
+    const raw = createServer((req, res) =>
+      sendAnswer(
+        req,
+        res,
+        { status: 200, code: 0, headers: { 'x-evil': 'a\nb' }, body: '{}' },
+        { 'x-request-id': 'r' },
+        (error) => errors.push(error),
+      ),
+    )
+    await new Promise<void>((resolve) => raw.listen(0, '127.0.0.1', resolve))
+    const { port } = raw.address() as { port: number }
+    const response = await fetch(`http://127.0.0.1:${port}/`)
+    expect(response.status).toBe(500)
+    expect(response.headers.get('x-request-id')).toBe('r')
+    expect((await response.json()).code).toBe(50000)
+    expect(errors).toHaveLength(1)
+    await new Promise((resolve) => raw.close(resolve))
+  })
+})
