@@ -65,7 +65,10 @@ function rssMb(pid: number): number {
   }
 }
 
-async function startServer(): Promise<{
+async function startServer(
+  heapMb: number,
+  flags: readonly string[],
+): Promise<{
   base: string
   pid: number
   alive: () => boolean
@@ -73,7 +76,15 @@ async function startServer(): Promise<{
 }> {
   const child = spawn(
     process.execPath,
-    ['--max-old-space-size=512', 'dist/bin/shop-sandbox.js', 'serve', '--port', '0', '--quiet'],
+    [
+      `--max-old-space-size=${heapMb}`,
+      'dist/bin/shop-sandbox.js',
+      'serve',
+      '--port',
+      '0',
+      '--quiet',
+      ...flags,
+    ],
     { cwd: repo, stdio: ['ignore', 'pipe', 'inherit'] },
   )
   let exited = false
@@ -92,7 +103,14 @@ async function startServer(): Promise<{
 
 const nested = (depth: number) => `{"name":${'['.repeat(depth)}${']'.repeat(depth)}}`
 
-const attacks: Array<[name: string, run: (base: string) => Promise<string>]> = [
+/** An attack: its name, what it does, and the server it meets (default: a 512 MB heap, no flags). */
+type Attack = [
+  name: string,
+  run: (base: string) => Promise<string>,
+  server?: { heapMb: number; flags: string[] },
+]
+
+const attacks: Attack[] = [
   [
     'a page on another origin wipes the data (200 × PUT /__sandbox/db, Origin: http://evil.example)',
     (base) =>
@@ -231,11 +249,60 @@ const attacks: Array<[name: string, run: (base: string) => Promise<string>]> = [
       return `${sent}; first token: ${check.status}`
     },
   ],
+  [
+    'an override whose header holds CR LF, then a request to its path (issue 29)',
+    async (base) => {
+      const created = await send(
+        base,
+        'POST',
+        '/__sandbox/overrides',
+        { 'content-type': 'application/json' },
+        JSON.stringify({
+          path: '/users',
+          response: { status: 200, headers: { 'X-Evil': 'a\r\nb' } },
+        }),
+      )
+      const after = await send(base, 'GET', '/users', ADMIN)
+      return `override ${created.status}; GET /users ${after.status}`
+    },
+  ],
+  [
+    '40 overrides of 1 MB each, no token, 192 MB heap (issue 29)',
+    (base) =>
+      pool(40, 2, (i) =>
+        send(
+          base,
+          'POST',
+          '/__sandbox/overrides',
+          { 'content-type': 'application/json' },
+          JSON.stringify({
+            path: `/big/${i}`,
+            response: { status: 200, data: 'x'.repeat(1_000_000) },
+          }),
+        ),
+      ),
+    { heapMb: 192, flags: [] },
+  ],
+  [
+    '120 X-Sandbox-Ids of 30,000 users, each a sorted keyword page, 384 MB heap (issue 29)',
+    async (base) => {
+      const pages = await pool(120, 2, (i) =>
+        send(base, 'GET', '/users?keyword=a&sort=name&order=desc&pageSize=5', {
+          ...ADMIN,
+          'x-sandbox-id': `big-${i}`,
+        }),
+      )
+      const live = JSON.parse((await send(base, 'GET', '/__sandbox/sandboxes?pageSize=1')).body)
+        .data.total
+      return `${pages}; ${live} sandboxes live`
+    },
+    { heapMb: 384, flags: ['--users', '30000'] },
+  ],
 ]
 
 const rows: string[] = []
-for (const [name, attack] of attacks) {
-  const server = await startServer()
+for (const [name, attack, options = { heapMb: 512, flags: [] }] of attacks) {
+  const server = await startServer(options.heapMb, options.flags)
   const latencies: number[] = []
   let failures = 0
   let peak = rssMb(server.pid)
@@ -265,7 +332,7 @@ for (const [name, attack] of attacks) {
 
 await rewriteReadmeBlock('attacks', [
   '<!-- attacks:start (npm run bench:attacks rewrites this block) -->',
-  `Measured ${new Date().toISOString().slice(0, 10)} by \`npm run bench:attacks\` (Node ${process.versions.node}, server started with \`--max-old-space-size=512\`, a probe \`GET /users/1\` every 20 ms during each attack):`,
+  `Measured ${new Date().toISOString().slice(0, 10)} by \`npm run bench:attacks\` (Node ${process.versions.node}, server started with \`--max-old-space-size=512\` unless the row says otherwise, a probe \`GET /users/1\` every 20 ms during each attack):`,
   '',
   '| attack | what the attacker got | peak RSS | probe p99 | probe failures | still serving |',
   '| --- | --- | --- | --- | --- | --- |',

@@ -151,6 +151,17 @@ export async function runCli(argv: string[]): Promise<void> {
             default: bytes.format(defaultLimits.maxDocumentBytes),
             coerce: bytesFlag('max-document-bytes', ...limitBounds.maxDocumentBytes),
           })
+          .option('max-overrides', {
+            describe: 'Overrides one sandbox keeps at most (429 past it)',
+            default: defaultLimits.overrides.count,
+            coerce: integerFlag('max-overrides', ...limitBounds.maxOverrides),
+          })
+          .option('overrides-bytes', {
+            describe:
+              "Memory one sandbox's overrides may take (413 for one larger, 429 when full; default: a sixty-fourth of the heap, at most 32mb)",
+            type: 'string',
+            coerce: bytesFlag('overrides-bytes', ...limitBounds.overridesBytes),
+          })
           .option('overrides', {
             describe:
               'Start with the overrides in this JSON file (an array, as POST /__sandbox/overrides takes)',
@@ -226,6 +237,8 @@ export async function runCli(argv: string[]): Promise<void> {
             journalBytes: args.journalBytes,
             maxSessions: args.maxSessions,
             maxDocumentBytes: args.maxDocumentBytes,
+            maxOverrides: args.maxOverrides,
+            ...(args.overridesBytes === undefined ? {} : { overridesBytes: args.overridesBytes }),
             ...(args.sandboxesMemory === undefined
               ? {}
               : { sandboxesMemory: args.sandboxesMemory }),
