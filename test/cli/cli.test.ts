@@ -172,11 +172,20 @@ describe('shop-sandbox CLI', () => {
       headers: { authorization: 'Bearer sandbox-member-token' },
     })
     expect(products.status).toBe(503)
-    await writeFile(file, JSON.stringify([{ path: 'products', response: { status: 503 } }]))
+    await writeFile(
+      file,
+      JSON.stringify([
+        { path: '/products', response: { status: 503 } },
+        { path: '/users', response: { status: 200, headers: { 'X-Evil': 'a\r\nb' } } },
+      ]),
+    )
     const bad = await cli('--port', '0', '--overrides', file)
     expect(bad.code).toBe(1)
     expect(bad.stderr.trim().split('\n')).toHaveLength(1)
-    expect(bad.stderr).toContain('Invalid override: path')
+    // The file, the entry (0-based, as in the array) and the field.
+    expect(bad.stderr).toContain(
+      `--overrides ${file}, entry [1]: response.headers.X-Evil: must not contain CR, LF`,
+    )
   })
 
   it('says so when the port is taken', async () => {
