@@ -73,11 +73,12 @@ export async function startSandbox(options: BrowserSandboxOptions = {}): Promise
         persist === true ? 'shop-sandbox:db' : persist.key,
       )
     : null
-  // With persistence, writes run one tab at a time on the newest data (ids unique across tabs).
+  // With persistence, writes run one tab at a time on the newest data (ids unique across tabs),
+  // and are answered once stored.
   const handlers = persistence
     ? createHandlers(sandbox.claims, (request) =>
         WRITE_METHODS.has(request.method)
-          ? persistence.exclusive(() => sandbox.handle(request))
+          ? persistence.write(() => sandbox.handle(request))
           : sandbox.handle(request),
       )
     : sandbox.handlers

@@ -1,3 +1,6 @@
+import { ApiError } from '../contract/api-error.js'
+import { failure } from '../contract/envelope.js'
+import type { ApiResponse } from '../contract/exchange.js'
 import { checkSnapshot } from '../resources/document.js'
 import type { Snapshot, Store } from '../db/store.js'
 import type { Catalog } from '../resources/catalog.js'
@@ -14,11 +17,12 @@ export interface StoragePersistence {
   /** Stops saving and listening. */
   stop(): void
   /**
-   * Runs a write as the only writer among the tabs (the Web Locks API): the newest saved data
-   * is loaded first and the result is saved before the next tab's write starts, so ids stay
-   * unique and no acknowledged write is lost.
+   * Runs a write request as the only writer among the tabs (the Web Locks API): the newest
+   * saved data is loaded first, and the answer is given only once the IndexedDB transaction
+   * holding its change has committed. When it cannot commit (quota, storage turned off), the
+   * change is undone and the answer is 503 / 50300: a 2xx always means stored (issue 30).
    */
-  exclusive<T>(write: () => Promise<T>): Promise<T>
+  write(run: () => Promise<ApiResponse>): Promise<ApiResponse>
 }
 
 const DATABASE = 'shop-sandbox'
@@ -28,9 +32,9 @@ const STORE = 'data'
  * Keeps a store in IndexedDB across reloads and in step across tabs. IndexedDB, not
  * `localStorage`: a tab's `localStorage` copy of another tab's write arrives late (Chromium
  * syncs it between processes asynchronously), so a tab could write on stale data; IndexedDB
- * transactions always read what was committed. Writes run one tab at a time under a Web Lock;
- * after each, the other tabs hear of it on a BroadcastChannel and load it. A storage error
- * (quota) is reported once in the console; the sandbox goes on in memory.
+ * transactions always read what was committed, and a `strict` transaction is on disk when it
+ * completes. Writes run one tab at a time under a Web Lock; after each, the other tabs hear of
+ * it on a BroadcastChannel and load it.
  */
 export async function persistInStorage(
   store: Store,
@@ -42,56 +46,59 @@ export async function persistInStorage(
   const lockName = `shop-sandbox:${key}`
   const channel = new BroadcastChannel(lockName)
   let revision = 0
-  let applying = false
-  let changed = false
-  let failed = false
   let stopped = false
+  let warned = false
 
   const serialized = <T>(run: () => Promise<T>): Promise<T> =>
     locks ? (locks.request(lockName, run) as Promise<T>) : run()
 
-  /** Loads the saved data when it is newer than what this tab has. */
+  /** Loads the saved data when it is newer than what this tab has (stored already: not tracked). */
   const catchUp = async () => {
     const saved = await read(database, catalog, key)
     if (!saved || saved.revision <= revision) return
-    applying = true
-    try {
-      store.restore(saved.snapshot)
-    } finally {
-      applying = false
-    }
+    store.untracked(() => store.restore(saved.snapshot))
     revision = saved.revision
   }
-  /** Saves this tab's data as the next revision, and tells the other tabs. */
+  /** Saves this tab's data as the next revision, and tells the other tabs; throws when it cannot. */
   const save = async () => {
-    changed = false
-    if (failed) return
     const next = revision + 1
-    try {
-      await write(database, key, { version: 1, revision: next, snapshot: store.snapshot() })
-      revision = next
-      channel.postMessage(next)
-    } catch (error) {
-      failed = true
-      console.warn(
-        `[shop-sandbox] cannot save the data in browser storage (${(error as Error).name}); the sandbox goes on in memory and changes will not survive a reload`,
-      )
-    }
+    await write(database, key, { version: 1, revision: next, snapshot: store.snapshot() })
+    revision = next
+    channel.postMessage(next)
   }
 
-  await serialized(async () => {
-    await catchUp()
-    if (revision === 0) await save()
-  })
+  const warn = (error: unknown) => {
+    if (!warned)
+      console.warn(
+        `[shop-sandbox] cannot save the data in browser storage (${(error as Error).name}); writes are refused (503) until it can`,
+      )
+    warned = true
+  }
+  store.track()
+  try {
+    await serialized(async () => {
+      await catchUp()
+      if (revision === 0) await save()
+    })
+  } catch (error) {
+    // Storage refuses even the first save (a full quota): the sandbox starts from the seed,
+    // and each write gets 503 until storage takes it.
+    warn(error)
+  }
+  store.takeChanges()
   const unsubscribe = store.subscribe(() => {
-    if (applying) return
-    if (!changed) {
-      changed = true
-      // A change made outside a request (reset(), restore()) is saved under the lock too.
-      queueMicrotask(() => {
-        if (changed && !stopped) void serialized(async () => (changed ? save() : undefined))
+    // A change outside a request (reset(), restore()) is saved under the lock too.
+    queueMicrotask(() => {
+      if (stopped) return
+      void serialized(async () => {
+        if (store.takeChanges().length === 0) return
+        try {
+          await save()
+        } catch (error) {
+          warn(error)
+        }
       })
-    }
+    })
   })
   channel.onmessage = (event: MessageEvent<number>) => {
     if (typeof event.data === 'number' && event.data > revision && !stopped)
@@ -104,13 +111,25 @@ export async function persistInStorage(
       channel.close()
       database.close()
     },
-    exclusive<T>(run: () => Promise<T>): Promise<T> {
+    write(run) {
       return serialized(async () => {
         await catchUp()
+        store.takeChanges()
+        const answer = await run()
+        const changes = store.takeChanges()
+        if (changes.length === 0) return answer
         try {
-          return await run()
-        } finally {
-          if (changed) await save()
+          await save()
+          return answer
+        } catch (error) {
+          store.undo(changes)
+          warn(error)
+          return failure(
+            ApiError.of(
+              'serviceUnavailable',
+              `browser storage cannot be written: ${(error as Error).name}: ${(error as Error).message}`,
+            ),
+          )
         }
       })
     },
@@ -144,9 +163,10 @@ async function read(database: IDBDatabase, catalog: Catalog, key: string): Promi
   return { version: 1, revision: saved.revision, snapshot: check.document as Snapshot }
 }
 
+/** Stores `saved`; resolves once the transaction has committed, durably (`strict`). */
 function write(database: IDBDatabase, key: string, saved: Saved): Promise<void> {
   return new Promise((resolve, reject) => {
-    const transaction = database.transaction(STORE, 'readwrite')
+    const transaction = database.transaction(STORE, 'readwrite', { durability: 'strict' })
     transaction.objectStore(STORE).put(saved, key)
     transaction.oncomplete = () => resolve()
     transaction.onerror = () => reject(transaction.error)

@@ -1,6 +1,12 @@
 import type { ProgressReporter } from './progress.js'
-import type { Row } from './table.js'
+import type { Row, TableChange } from './table.js'
 import { Table } from './table.js'
+
+/** A change to one of a store's tables, in the order the store made them. */
+export interface StoreChange {
+  table: string
+  change: TableChange
+}
 
 /** The whole data set as one JSON document: collection name → records (`GET /__sandbox/db`). */
 export type Document = Record<string, readonly Row[]>
@@ -34,6 +40,12 @@ export function foldCase(value: string): string {
 export class Store {
   readonly #tables = new Map<string, Table<Row, string, string>>()
   readonly #listeners = new Set<() => void>()
+  /** Changes made since they were last taken, while tracked (see {@link track}). */
+  #changes: StoreChange[] = []
+  /** How many changes were ever made while tracked: each change's sequence number is its count. */
+  #sequence = 0
+  /** While set, tracked tables' changes are not recorded (data the file already holds). */
+  #muted = false
 
   constructor(specs: readonly TableSpec[], snapshot?: Document, onProgress?: ProgressReporter) {
     for (const spec of specs) {
@@ -50,6 +62,58 @@ export class Store {
       Object.defineProperty(this, spec.name, { value: table, enumerable: false })
     }
     if (snapshot) this.restore(snapshot, onProgress)
+  }
+
+  /**
+   * Starts recording every change of every table (a data file or browser storage makes them
+   * durable, and undoes those it could not): {@link takeChanges} hands them over in order.
+   */
+  track(): void {
+    for (const [name, table] of this.#tables) {
+      table.observe((change) => {
+        if (this.#muted) return
+        this.#changes.push({ table: name, change })
+        this.#sequence++
+      })
+    }
+  }
+
+  /** Runs `change` without recording what it changes (e.g. loading data a file already holds). */
+  untracked<T>(change: () => T): T {
+    const muted = this.#muted
+    this.#muted = true
+    try {
+      return change()
+    } finally {
+      this.#muted = muted
+    }
+  }
+
+  /** The id each table's next insert gets. */
+  nextIds(): Record<string, number> {
+    const nextIds: Record<string, number> = {}
+    for (const [name, table] of this.#tables) nextIds[name] = table.nextId
+    return nextIds
+  }
+
+  /** The number of the newest change made while tracked (0 before any). */
+  get sequence(): number {
+    return this.#sequence
+  }
+
+  /** The changes made since the last call, oldest first (tracked stores only). */
+  takeChanges(): StoreChange[] {
+    const changes = this.#changes
+    this.#changes = []
+    return changes
+  }
+
+  /** Undoes changes (taken or not), newest first, so the data is as it was before the oldest. */
+  undo(changes: readonly StoreChange[]): void {
+    for (let index = changes.length - 1; index >= 0; index--) {
+      const { table, change } = changes[index]!
+      this.table(table).undo(change)
+    }
   }
 
   /** The table of a collection; throws for a name the store does not have. */
@@ -80,9 +144,7 @@ export class Store {
 
   /** A copy of the data and id sequences. Records are frozen, so this is cheap. */
   snapshot(): Snapshot {
-    const nextIds: Record<string, number> = {}
-    for (const [name, table] of this.#tables) nextIds[name] = table.nextId
-    return { ...this.toJSON(), nextIds } as Snapshot
+    return { ...this.toJSON(), nextIds: this.nextIds() } as Snapshot
   }
 
   /** The data as one JSON document. */

@@ -34,6 +34,15 @@ export interface GroupIndex<T> {
   key(record: T): number
 }
 
+/**
+ * One change to a table, as an observer hears it: a record put or removed (`before` and `after`
+ * are the record before and after, undefined when there was none), or the whole table loaded
+ * (`load`: what it held before). Enough to write the change down and to undo it.
+ */
+export type TableChange<T extends Row = Row> =
+  | { kind: 'record'; id: number; before: T | undefined; after: T | undefined }
+  | { kind: 'load'; before: readonly T[]; beforeNextId: number }
+
 export interface TableOptions<T extends Row, U extends string, G extends string> {
   /** The collection's name, for messages (e.g. `users`). */
   name?: string
@@ -60,6 +69,8 @@ export class Table<T extends Row, U extends string = never, G extends string = n
   #nextId = 1
   /** Estimated bytes of the derived texts and sorted views (kept in step with every write). */
   #cacheBytes = 0
+  /** Hears every change while set (a store keeping a data file tracks its tables). */
+  #observer: ((change: TableChange<T>) => void) | null = null
   readonly name: string
 
   constructor(options: TableOptions<T, U, G> = {}) {
@@ -88,6 +99,48 @@ export class Table<T extends Row, U extends string = never, G extends string = n
     const perRow =
       ROW_BYTES + this.#unique.size * UNIQUE_ENTRY_BYTES + this.#groups.size * GROUP_ENTRY_BYTES
     return this.#rows.length * perRow + this.#cacheBytes
+  }
+
+  /** Sets (or, with null, removes) the one observer of this table's changes. */
+  observe(observer: ((change: TableChange<T>) => void) | null): void {
+    this.#observer = observer
+  }
+
+  /**
+   * Undoes a change this table made (the newest first, when undoing several): the record as it
+   * was, or the table as it was before a load. The id sequence stays where it is: an id handed
+   * out once is never handed out again. Observers do not hear an undo.
+   */
+  undo(change: TableChange<T>): void {
+    const observer = this.#observer
+    this.#observer = null
+    try {
+      if (change.kind === 'load') {
+        const nextId = this.#nextId
+        this.load(change.before)
+        this.#nextId = Math.max(nextId, change.beforeNextId, this.#nextId)
+      } else if (change.before === undefined) this.delete(change.id)
+      else if (this.get(change.id)) this.replace(change.before)
+      else this.#put(change.before)
+    } finally {
+      this.#observer = observer
+    }
+  }
+
+  /** Puts back a record that was deleted, at its place in id order, with its index entries. */
+  #put(record: T): void {
+    let position = this.#rows.length
+    while (position > 0 && this.#rows[position - 1]!.id > record.id) position--
+    this.#assertUnique(record)
+    this.#index(record)
+    this.#rows.splice(position, 0, record)
+    for (const entry of this.#derived.values()) {
+      const value = entry.compute(record)
+      entry.values.splice(position, 0, value)
+      this.#cacheBytes += valueBytes(value)
+    }
+    this.#cacheBytes += this.#sortedCost(record)
+    for (const index of this.#sorted.values()) index.add(record)
   }
 
   /** The id the next insert gets. */
@@ -161,6 +214,7 @@ export class Table<T extends Row, U extends string = never, G extends string = n
     this.#cacheBytes += this.#sortedCost(record)
     for (const index of this.#sorted.values()) index.add(record)
     this.#nextId += 1
+    this.#observer?.({ kind: 'record', id: record.id, before: undefined, after: record })
     return record
   }
 
@@ -184,6 +238,7 @@ export class Table<T extends Row, U extends string = never, G extends string = n
       index.remove(previous)
       index.add(record)
     }
+    this.#observer?.({ kind: 'record', id: record.id, before: previous, after: record })
     return record
   }
 
@@ -197,11 +252,15 @@ export class Table<T extends Row, U extends string = never, G extends string = n
     for (const entry of this.#derived.values())
       this.#cacheBytes -= valueBytes(entry.values.splice(position, 1)[0]!)
     for (const index of this.#sorted.values()) index.remove(record!)
+    this.#observer?.({ kind: 'record', id: id, before: record, after: undefined })
     return record
   }
 
   /** Replaces every record (in any order) and sets the id sequence (at least one past the highest id). */
   load(records: readonly T[], nextId = 0, onIndexed?: (count: number) => void): void {
+    const observer = this.#observer
+    const before = observer ? [...this.#rows] : []
+    const beforeNextId = this.#nextId
     this.#rows.length = 0
     this.#derived.clear()
     this.#sorted.clear()
@@ -219,6 +278,7 @@ export class Table<T extends Row, U extends string = never, G extends string = n
     }
     onIndexed?.(sorted.length % 5000)
     this.#nextId = Math.max(nextId, (this.#rows.at(-1)?.id ?? 0) + 1)
+    observer?.({ kind: 'load', before, beforeNextId })
   }
 
   /** What one record costs the sorted views built so far. */

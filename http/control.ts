@@ -13,7 +13,7 @@ import { readJsonBody, validateBody } from './body.js'
 import type { ListPayload } from '../contract/envelope.js'
 import { noContent, success } from '../contract/envelope.js'
 import type { ApiRequest, ApiResponse } from '../contract/exchange.js'
-import { refuseUnsavable } from './unsavable.js'
+import { madeDurable } from './durable.js'
 import type { Route } from './router.js'
 import { operationFor, Router } from './router.js'
 import { clip } from '../contract/params.js'
@@ -197,9 +197,9 @@ function controlRoutes(catalog: Catalog): Route<ControlOperation>[] {
               'Data back to the seed, sessions ended, journal emptied, overrides removed, settings back to the start: what `sandbox.reset()` does for one sandbox. `DELETE /__sandbox/db` resets only the data.',
             success: { status: 204, data: null },
           },
-          run({ instance }) {
-            refuseUnsavable(instance)
+          async run({ instance }) {
             instance.reset()
+            await madeDurable(instance)
             return noContent()
           },
         },
@@ -233,10 +233,11 @@ function controlRoutes(catalog: Catalog): Route<ControlOperation>[] {
         GET: {
           docs: {
             operationId: 'getSandboxData',
-            summary: 'The data as one document',
+            summary: 'The data as one document, with its id sequences',
             success: { status: 200, data: dbDocumentSchema },
           },
-          run: ({ instance }) => success(instance.store.toJSON()),
+          // With the id sequences, so a download loaded back continues where it was (B1).
+          run: ({ instance }) => success(instance.store.snapshot()),
         },
         PUT: {
           docs: {
@@ -248,12 +249,12 @@ function controlRoutes(catalog: Catalog): Route<ControlOperation>[] {
             body: dbDocumentSchema,
           },
           async run({ instance, readJson }) {
-            refuseUnsavable(instance)
             let bytes = 0
             const body = await readJson(instance.limits.maxDocumentBytes, (n) => (bytes = n))
             const check = checkSnapshot(catalog, body)
             if (!check.ok) throw ApiError.invalid([check.problem])
             instance.replaceData(check.document, bytes)
+            await madeDurable(instance)
             return success(counts(instance))
           },
         },
@@ -263,9 +264,9 @@ function controlRoutes(catalog: Catalog): Route<ControlOperation>[] {
             summary: 'Reset the data to the seed',
             success: { status: 204, data: null },
           },
-          run({ instance }) {
-            refuseUnsavable(instance)
+          async run({ instance }) {
             instance.resetData()
+            await madeDurable(instance)
             return noContent()
           },
         },

@@ -16,7 +16,7 @@ import { clip, integerParameter, invalidParameter, rejectUnknown } from '../cont
 import type { Route } from './router.js'
 import { allowHeader, methodNotAllowed } from './router.js'
 import type { ApiRoutes } from './routes.js'
-import { refuseUnsavable } from './unsavable.js'
+import { durably } from './durable.js'
 import type { MatchRequest, NearMiss } from '../state/overrides.js'
 import { NEEDS_BODY, NO_JSON, overrideAnswer } from '../state/overrides.js'
 import { MAX_DELAY_MS } from '../state/runtime-config.js'
@@ -404,7 +404,6 @@ function run(
 ): ApiResponse | Promise<ApiResponse> {
   const { config } = instance
   const writes = operation.changesData ?? WRITE_METHODS.has(request.method)
-  if (writes) refuseUnsavable(instance)
   const ids = pathIds(params)
   // Without a query string, no URLSearchParams is made for the request (operations only read it).
   const query = request.url.search === '' ? NO_QUERY : request.url.searchParams
@@ -432,11 +431,10 @@ function run(
   const result = operation.run(context)
   if (!writes) return result
   const saved = (response: ApiResponse) => {
-    if (response.status < 300) {
-      instance.store.changed()
-      instance.wrote(seen.bytes ?? 0)
-    }
-    return response
+    if (response.status >= 300) return response
+    instance.store.changed()
+    instance.wrote(seen.bytes ?? 0)
+    return durably(instance, response)
   }
   return isPending(result) ? result.then(saved) : saved(result)
 }

@@ -20,15 +20,20 @@ export function documentSchemas(catalog: Catalog) {
       .int()
       .min(1)
       .max(MAX_ID + 1)
+    const nextIds = z.object(Object.fromEntries(catalog.names.map((name) => [name, nextId])))
     known = {
       document: z
-        .object(
-          Object.fromEntries(
+        .object({
+          ...Object.fromEntries(
             catalog.resources.map(({ name, definition }) => [name, z.array(definition.schema)]),
           ),
-        )
+          nextIds: nextIds.optional().register(schemaRegistry, {
+            description:
+              'The id each collection hands out next (ids are never reused). Without it, a replace keeps the sequences where they are, or continues after the highest id when that is higher.',
+          }),
+        })
         .register(schemaRegistry, { id: 'DbDocument' }),
-      nextIds: z.object(Object.fromEntries(catalog.names.map((name) => [name, nextId]))),
+      nextIds,
     }
     schemas.set(catalog, known)
   }

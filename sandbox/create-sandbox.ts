@@ -10,7 +10,7 @@ import type { ApiRequest, ApiResponse } from '../contract/exchange.js'
 import { fromFetchRequest } from '../contract/exchange.js'
 import type { PipelineHost } from '../http/pipeline.js'
 import { answer } from '../http/pipeline.js'
-import { SandboxInstance } from '../state/instance.js'
+import { SandboxInstance, withSequences } from '../state/instance.js'
 import type { JournalEntry, JournalFilter } from '../state/journal.js'
 import type { Override, OverrideInput } from '../state/overrides.js'
 import type { ParsedOverride } from '../state/overrides.js'
@@ -157,7 +157,7 @@ export function createSandbox(options: SandboxOptions = {}): Sandbox {
       if (issued.has(snapshot)) return main.store.restore(snapshot as unknown as Snapshot)
       const check = checkSnapshot(catalog, snapshot)
       if (!check.ok) throw new TypeError(`Cannot restore: ${check.problem}`)
-      main.store.restore(check.document)
+      main.store.restore(withSequences(check.document, main.store))
     },
     get config() {
       return { ...main.config }

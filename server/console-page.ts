@@ -133,7 +133,7 @@ async function loadSandboxes() {
 async function loadData() {
   state.data = await api('GET', '/db')
   // The collections are the data document's keys: every resource of this sandbox.
-  const names = Object.keys(state.data)
+  const names = Object.keys(state.data).filter((name) => name !== 'nextIds')
   const select = $('collection')
   if ([...select.options].map((option) => option.value).join() !== names.join()) {
     const chosen = select.value

@@ -1,40 +1,62 @@
 import { randomBytes } from 'node:crypto'
-import type { Stats } from 'node:fs'
+import type { FSWatcher, Stats } from 'node:fs'
 import {
   closeSync,
+  fchmodSync,
   fsyncSync,
+  ftruncateSync,
   openSync,
   renameSync,
   rmSync,
   unwatchFile,
+  watch,
   watchFile,
   writeSync,
 } from 'node:fs'
-import { lstat, open, readdir, readFile, readlink, rename, rm, stat } from 'node:fs/promises'
+import type { FileHandle } from 'node:fs/promises'
+import {
+  copyFile,
+  lstat,
+  open,
+  readdir,
+  readFile,
+  readlink,
+  realpath,
+  rename,
+  rm,
+  stat,
+} from 'node:fs/promises'
 import { basename, dirname, join, resolve } from 'node:path'
-import { checkSnapshot } from '../resources/document.js'
 import type { ProgressReporter } from '../db/progress.js'
-import type { Store } from '../db/store.js'
+import type { Snapshot, Store, StoreChange } from '../db/store.js'
+import type { Row } from '../db/table.js'
 import type { Catalog } from '../resources/catalog.js'
+import { checkSnapshot } from '../resources/document.js'
 import type { Persistence, PersistenceStatus } from '../state/instance.js'
+import { logLine, replayLog } from './data-log.js'
 
-/**
- * The durability window: a change is written at most this long after it was acknowledged
- * (sooner for small data: {@link DEBOUNCE_MS}, or four times the last write's duration).
- */
-export const WRITE_WINDOW_MS = 1000
-/** How long a change waits before it is written, so a burst of changes makes one write. */
-const DEBOUNCE_MS = 100
-/** Retries of a failed write wait this long, doubling up to {@link MAX_RETRY_MS}. */
+/** After this long without writes, the log is folded into the data file. */
+const IDLE_MS = 250
+/** The log is also folded in once it holds this many bytes, or half the data file's size if more. */
+const COMPACT_BYTES = 1024 * 1024
+/** A data file that could not be written is tried again after this long, doubling up to the max. */
 const FIRST_RETRY_MS = 250
 const MAX_RETRY_MS = 8000
-/** How often the file is checked for hand edits. */
+/** How often the file is polled for hand edits (besides the folder's change events). */
 const WATCH_MS = 300
+/** A hand edit is read once the file has not changed for this long. */
+const SETTLE_MS = 50
+/**
+ * Bytes kept in reserve beside the data file: freed when the disk is full, so the small log
+ * lines of deletes (which shrink the data) still fit and the disk can be cleaned up through the
+ * API.
+ */
+const RESERVE_BYTES = 32 * 1024
 
 /** Lock files this process holds (two servers in one process must not share a file either). */
 const heldLocks = new Set<string>()
 
-/** A data file that could not be used; the file is left as it was. */
+/** A data file that could not be used or written; the file is left as it was. */
 export class DataFileError extends Error {
   override readonly name = 'DataFileError'
 }
@@ -43,164 +65,275 @@ export class DataFileError extends Error {
 function reasonOf(error: unknown): string {
   const { code, message } = error as NodeJS.ErrnoException
   const text = String(message ?? error).split('\n')[0]!
-  const detail = text.replace(/^[A-Z]+: /, '').replace(/, \w+ '.*'$/, '')
+  const detail = text.replace(/^[A-Z]+: /, '').replace(/, \w+( '.*')?$/, '')
   return code ? `${code}: ${detail}` : detail
 }
 
+/** How the data file is written. */
+export interface DataFileOptions {
+  /**
+   * Pretty-print the file: 2-space indents, fields in the schema's order, as json-server
+   * writes `db.json` (default true); false writes one line.
+   */
+  pretty?: boolean
+  /** Where the file's messages go (default: stderr). */
+  log?: (line: string) => void
+}
+
+interface Waiter {
+  /** The store's change number this commit waits for. */
+  target: number
+  resolve: () => void
+  reject: (error: Error) => void
+}
+
+/** What the file was when this server last wrote or read it, to tell hand edits from its own writes. */
+type Known = { size: number; mtimeMs: number; ino: number }
+
 /**
- * Keeps a store in a JSON file (CONTRACT C3): one server per file (a lock file naming its
- * pid; a dead owner's lock is taken over), loaded at start (validated as for
- * `PUT /__sandbox/db`, id sequences included) or created from the seed, then every change
- * written back atomically (a temp file renamed over the target, the folder fsynced) within
- * {@link WRITE_WINDOW_MS}. A write that fails is retried with backoff, logged, shown in
- * `GET /__sandbox`, and until it succeeds API writes are refused (503). A symlinked file
- * stays a symlink. Valid hand edits are loaded while running; invalid ones are reported.
+ * Keeps the default sandbox's data in a JSON file (CONTRACT C3; issue 30: acknowledged means on
+ * disk). One server per file: a lock file beside the real file naming its pid (a dead owner's
+ * lock is taken over). Every write request's changes are appended to a log beside the file
+ * (`.<name>.log`) and fsynced before the request is answered; requests arriving while one
+ * append runs share the next (group commit). When they cannot be made durable, they are undone
+ * and their requests get 503 / 50300: memory never holds what the disk lacks. The log is folded
+ * into the data file (a temp file renamed over it, the folder fsynced) when writes pause or it
+ * grows; a start replays whatever log a crash left. The file is found through symlinks (the
+ * lock, the writes and hot reload act on the real file), keeps its mode and owner, and is
+ * pretty-printed. Valid hand edits are loaded while nothing is pending; otherwise the sandbox's
+ * data wins and the edit is kept beside the file, and the log says so every time.
  */
 export class DataFile implements Persistence {
-  /** The file written: the path itself, or the file a symlink at the path points to. */
+  /** The real file: the path itself, or where its chain of symlinks ends. */
   #target: string
-  #lockPath: string
   #locked = false
-  #timer: ReturnType<typeof setTimeout> | undefined
-  #writing: Promise<void> = Promise.resolve()
-  #dirty = false
-  #lastWriteMs = 0
+  #log: FileHandle | null = null
+  #logBytes = 0
+  /** Changes in the log that the data file does not hold yet. */
+  #logChanges = 0
+  #fileBytes = 0
+  #mode = 0o644
+  #owner: { uid: number; gid: number } | null = null
+  /** The newest of the store's changes known to be durable. */
+  #durable = 0
+  #waiters: Waiter[] = []
+  #running: Promise<void> | null = null
+  #compactDue = false
+  #idleTimer: ReturnType<typeof setTimeout> | undefined
+  #retryTimer: ReturnType<typeof setTimeout> | undefined
   #retryMs = FIRST_RETRY_MS
-  #error: string | null = null
+  /** Why the last flush could not be made durable (writes are refused 503 until one is). */
+  #writeError: string | null = null
+  /** Why the data file itself could not be written lately (its changes wait in the log). */
+  #fileError: string | null = null
   #lastSavedAt: string | null = null
-  /** The file as this server last wrote or read it, to tell hand edits from its own writes. */
-  #known: { size: number; mtimeMs: number; ino: number } | null = null
-  #loading = false
-  #unsubscribe: (() => void) | undefined
+  #known: Known | null = null
+  #reserve = false
+  /** Lines of a log the last run left, applied at start. */
+  #replayed = 0
+  /** The file may have been edited by hand: checked at the start of the next flush round. */
+  #checkEdit = false
   #watching = false
+  #folderWatcher: FSWatcher | null = null
+  #unsubscribe: (() => void) | undefined
+  #closed = false
+  readonly #pretty: boolean
+  readonly #print: (line: string) => void
 
   constructor(
     readonly path: string,
     private readonly store: Store,
     private readonly catalog: Catalog,
-    private readonly log: (line: string) => void = (line) => console.error(line),
+    options: DataFileOptions = {},
   ) {
     this.#target = resolve(path)
-    this.#lockPath = this.#lockFor(this.#target)
+    this.#pretty = options.pretty ?? true
+    this.#print = options.log ?? ((line) => console.error(line))
+  }
+
+  get #lockPath() {
+    return this.#beside('lock')
+  }
+  get #logPath() {
+    return this.#beside('log')
+  }
+  get #reservePath() {
+    return this.#beside('reserve')
+  }
+  #beside(kind: string): string {
+    return join(dirname(this.#target), `.${basename(this.#target)}.${kind}`)
   }
 
   get status(): PersistenceStatus {
     return {
-      ok: this.#error === null,
-      error: this.#error,
-      unsavedChanges: this.#dirty || this.#timer !== undefined,
+      ok: this.#writeError === null,
+      error: this.#writeError ?? this.#fileError,
+      unsavedChanges: this.#logChanges > 0 || this.store.sequence > this.#durable,
       lastSavedAt: this.#lastSavedAt,
     }
   }
 
-  /** While the file cannot be written, why API writes are refused; null when they may go on. */
-  writeRefusal(): string | null {
-    return this.#error === null ? null : `data file cannot be written: ${this.#error}`
-  }
-
-  /** Locks and loads the file into the store, or writes the store to a new file. */
+  /** Locks and loads the file (replaying a log a crash left), or writes the store to a new file. */
   async open(onProgress?: ProgressReporter): Promise<'loaded' | 'created'> {
     this.#target = await this.#resolveTarget()
-    this.#lockPath = this.#lockFor(this.#target)
     await this.#lock()
     try {
       await this.#removeStaleTemps()
-      let text: string | undefined
-      try {
-        text = await readFile(this.#target, 'utf8')
-      } catch (error) {
-        if ((error as NodeJS.ErrnoException).code !== 'ENOENT')
-          throw new DataFileError(`cannot read data file ${this.path}: ${reasonOf(error)}`)
-      }
-      let outcome: 'loaded' | 'created' = 'created'
-      if (text === undefined) {
+      const outcome = await this.#load(onProgress)
+      this.store.track()
+      this.#durable = this.store.sequence
+      this.#log = await open(this.#logPath, 'a', this.#mode)
+      this.#logBytes = (await this.#log.stat()).size
+      if (outcome === 'created') await this.#writeFile(this.store.snapshot())
+      else if (this.#logBytes > 0) {
+        // What a crash left in the log goes into the file now, or stays in the log (a full
+        // disk): either way it is durable, and the start goes on.
+        this.#logChanges = this.#replayed
         try {
-          await this.#write()
+          await this.#writeFile(this.store.snapshot())
+          await this.#emptyLog()
         } catch (error) {
-          throw new DataFileError(`cannot create data file ${this.path}: ${reasonOf(error)}`)
+          this.#fileFailed(error)
         }
-      } else {
-        const problem = this.#load(text, onProgress)
-        if (problem) throw new DataFileError(`data file ${this.path} ${problem}`)
-        this.#known = await this.#stat()
-        outcome = 'loaded'
       }
+      await this.#makeReserve()
       this.#unsubscribe = this.store.subscribe(() => {
-        if (!this.#loading) this.#schedule()
+        // A change outside a request (sandbox.reset(), restore()): written like the others.
+        if (this.store.sequence > this.#durable) this.#kick()
       })
-      watchFile(this.#target, { interval: WATCH_MS, persistent: false }, (current) =>
-        this.#onFileChange(current),
-      )
-      this.#watching = true
+      this.#watch()
       return outcome
     } catch (error) {
+      await this.#log?.close().catch(() => undefined)
+      this.#log = null
       this.#unlockSync()
-      throw error
+      if (error instanceof DataFileError) throw error
+      throw new DataFileError(`cannot write data file ${this.path}: ${reasonOf(error)}`, {
+        cause: error,
+      })
     }
   }
 
   /**
-   * Writes pending changes and releases the file. Throws a {@link DataFileError} when
-   * changes could not be saved (the caller exits non-zero).
+   * Resolves once every change made so far is durable (in the log or the file); rejects with a
+   * {@link DataFileError} when it could not be, after undoing them.
+   */
+  commit(): Promise<void> {
+    const target = this.store.sequence
+    if (target <= this.#durable) return Promise.resolve()
+    return new Promise((resolve, reject) => {
+      this.#waiters.push({ target, resolve, reject })
+      this.#kick()
+    })
+  }
+
+  /**
+   * Folds the log into the file and releases it. Throws a {@link DataFileError} whose message is
+   * the one line to end with when the file could not be brought up to date (the caller exits 1).
    */
   async close(): Promise<void> {
-    this.#unsubscribe?.()
+    if (this.#closed) return
+    this.#closed = true
     this.#stopWatching()
-    clearTimeout(this.#timer)
-    this.#timer = undefined
-    if (this.#dirty) await this.#enqueue()
-    await this.#writing
-    const unsaved = this.#error
+    this.#unsubscribe?.()
+    clearTimeout(this.#idleTimer)
+    clearTimeout(this.#retryTimer)
+    await this.#running
+    if (this.#logChanges > 0 || this.store.sequence > this.#durable) {
+      this.#compactDue = true
+      this.#kick()
+      await this.#running
+    }
+    const behind = this.#logChanges
+    const lost = this.store.sequence > this.#durable
+    await this.#log?.close().catch(() => undefined)
+    this.#log = null
+    if (behind === 0) await rm(this.#logPath, { force: true }).catch(() => undefined)
+    await rm(this.#reservePath, { force: true }).catch(() => undefined)
     this.#unlockSync()
-    if (unsaved !== null)
-      throw new DataFileError(`changes were not saved to ${this.path}: ${unsaved}`)
+    if (lost)
+      throw new DataFileError(
+        `changes were not saved to ${this.path}: ${this.#writeError ?? 'the disk refused them'}`,
+      )
+    if (behind > 0)
+      throw new DataFileError(
+        `${this.path} is not up to date: ${this.#fileError ?? 'it could not be written'}; its last ${behind} change${behind === 1 ? ' is' : 's are'} kept in ${this.#logPath} and applied at the next start`,
+      )
   }
 
   /**
-   * Writes the data now, synchronously (a second Ctrl-C: exit at once, but nothing
-   * acknowledged lost), and releases the file. Returns whether it was saved.
+   * An exit that cannot wait (a second Ctrl-C): everything acknowledged is in the log already;
+   * the file is brought up to date synchronously when it can be. Returns whether the file holds
+   * everything (false: the log still does).
    */
   saveSync(): boolean {
-    this.#unsubscribe?.()
+    this.#closed = true
     this.#stopWatching()
-    clearTimeout(this.#timer)
-    this.#timer = undefined
-    const temp = this.#tempPath()
-    try {
-      const fd = openSync(temp, 'w')
+    this.#unsubscribe?.()
+    clearTimeout(this.#idleTimer)
+    clearTimeout(this.#retryTimer)
+    let saved = this.#logChanges === 0
+    if (!saved) {
+      const temp = this.#tempPath()
       try {
-        writeSync(fd, this.#serialize())
-        fsyncSync(fd)
-      } finally {
-        closeSync(fd)
+        const fd = openSync(temp, 'wx', this.#mode)
+        try {
+          writeSync(fd, this.#serialize(this.store.snapshot()))
+          fchmodSync(fd, this.#mode)
+          fsyncSync(fd)
+        } finally {
+          closeSync(fd)
+        }
+        renameSync(temp, this.#target)
+        const log = openSync(this.#logPath, 'r+')
+        try {
+          ftruncateSync(log, 0)
+          fsyncSync(log)
+        } finally {
+          closeSync(log)
+        }
+        saved = true
+      } catch (error) {
+        rmSync(temp, { force: true })
+        this.#fileError = reasonOf(error)
       }
-      renameSync(temp, this.#target)
-      this.#dirty = false
-      this.#error = null
-      return true
-    } catch (error) {
-      rmSync(temp, { force: true })
-      this.#error = reasonOf(error)
-      return false
-    } finally {
-      this.#unlockSync()
     }
+    this.#unlockSync()
+    return saved
   }
 
+  /** The real file behind a chain of symlinks (also when it does not exist yet). */
   async #resolveTarget(): Promise<string> {
-    const absolute = resolve(this.path)
-    try {
-      if ((await lstat(absolute)).isSymbolicLink())
-        return resolve(dirname(absolute), await readlink(absolute))
-    } catch (error) {
-      if ((error as NodeJS.ErrnoException).code !== 'ENOENT')
-        throw new DataFileError(`cannot read data file ${this.path}: ${reasonOf(error)}`)
+    let current = resolve(this.path)
+    for (let hops = 0; hops < 40; hops++) {
+      try {
+        return await realpath(current)
+      } catch (error) {
+        const code = (error as NodeJS.ErrnoException).code
+        if (code !== 'ENOENT') throw new DataFileError(this.#cannot('read', error))
+      }
+      // A missing file, or a link to one: follow the link by hand, then the folder is real.
+      try {
+        if (!(await lstat(current)).isSymbolicLink()) break
+        current = resolve(dirname(current), await readlink(current))
+      } catch {
+        break
+      }
     }
-    return absolute
+    try {
+      return join(await realpath(dirname(current)), basename(current))
+    } catch {
+      return current
+    }
   }
 
-  #lockFor(target: string): string {
-    return join(dirname(target), `.${basename(target)}.lock`)
+  #cannot(verb: string, error: unknown): string {
+    const code = (error as NodeJS.ErrnoException).code
+    if (code === 'EROFS')
+      return `cannot ${verb} data file ${this.path}: the file system is read-only`
+    if (code === 'EACCES' || code === 'EPERM')
+      return `cannot ${verb} data file ${this.path}: permission denied; pick a --data path you may write`
+    return `cannot ${verb} data file ${this.path}: ${reasonOf(error)}`
   }
 
   /** Takes the lock file (exclusive create); a lock whose pid is gone is stale and taken over. */
@@ -224,8 +357,7 @@ export class DataFile implements Persistence {
           throw new DataFileError(
             `cannot create data file ${this.path}: its folder does not exist; create it or pick another --data path`,
           )
-        if (code !== 'EEXIST')
-          throw new DataFileError(`cannot lock data file ${this.path}: ${reasonOf(error)}`)
+        if (code !== 'EEXIST') throw new DataFileError(this.#cannot('lock', error))
         const owner = await this.#lockOwner()
         if (owner !== null && alive(owner)) {
           throw new DataFileError(
@@ -251,7 +383,13 @@ export class DataFile implements Persistence {
     if (!this.#locked) return
     this.#locked = false
     heldLocks.delete(this.#lockPath)
-    rmSync(this.#lockPath, { force: true })
+    // A lock that cannot be removed (a folder gone read-only) is stale once this process ends:
+    // the next start takes it over. Nothing to add to the exit's last line.
+    try {
+      rmSync(this.#lockPath, { force: true })
+    } catch {
+      // See above.
+    }
   }
 
   /** Temp files a crashed run left beside the target (`.<name>.<random>.tmp`). */
@@ -264,8 +402,53 @@ export class DataFile implements Persistence {
     }
   }
 
-  /** Loads a text into the store; returns what is wrong with it instead, if anything. */
-  #load(text: string, onProgress?: ProgressReporter): string | null {
+  /** Reads the file (and a log a crash left) into the store; `created` when there was no file. */
+  async #load(onProgress?: ProgressReporter): Promise<'loaded' | 'created'> {
+    let text: string | undefined
+    try {
+      text = await readFile(this.#target, 'utf8')
+      const { mode, uid, gid } = await stat(this.#target)
+      this.#mode = mode & 0o7777
+      this.#owner = { uid, gid }
+    } catch (error) {
+      if ((error as NodeJS.ErrnoException).code !== 'ENOENT')
+        throw new DataFileError(this.#cannot('read', error))
+    }
+    let document: Snapshot | null = null
+    if (text !== undefined) {
+      const parsed = this.#parse(text, false)
+      if (typeof parsed === 'string') throw new DataFileError(`data file ${this.path} ${parsed}`)
+      document = parsed
+      this.#fileBytes = text.length
+    }
+    const logText = await readFile(this.#logPath, 'utf8').catch(() => '')
+    if (logText !== '') {
+      const base = document ?? this.store.snapshot()
+      const replayed = replayLog(base, logText, this.catalog.names)
+      if ('problem' in replayed)
+        throw new DataFileError(
+          `the log of data file ${this.path} (${this.#logPath}) is damaged: ${replayed.problem}; move it away to start from the file alone`,
+        )
+      const check = checkSnapshot(this.catalog, replayed.document)
+      if (!check.ok)
+        throw new DataFileError(
+          `the log of data file ${this.path} (${this.#logPath}) does not apply: ${check.problem}; move it away to start from the file alone`,
+        )
+      document = check.document as Snapshot
+      this.#replayed = Math.max(1, replayed.lines)
+      if (replayed.lines > 0)
+        this.#print(
+          `shop-sandbox: ${this.path}: applied ${replayed.lines} logged write${replayed.lines === 1 ? '' : 's'} the last run had not folded into the file${replayed.tornBytes ? ' (and dropped one cut off mid-write, never acknowledged)' : ''}`,
+        )
+    }
+    if (document) this.store.restore(document, onProgress)
+    if (text === undefined) return 'created'
+    this.#known = await this.#stat()
+    return 'loaded'
+  }
+
+  /** A data file's text as a validated snapshot, or what is wrong with it. */
+  #parse(text: string, running = true): Snapshot | string {
     let parsed: unknown
     try {
       parsed = JSON.parse(text)
@@ -274,105 +457,246 @@ export class DataFile implements Persistence {
     }
     const check = checkSnapshot(this.catalog, parsed)
     if (!check.ok) return `is invalid: ${check.problem}`
-    this.#loading = true
-    try {
-      this.store.restore(check.document, onProgress)
-    } finally {
-      this.#loading = false
-    }
-    return null
+    const document = check.document as Snapshot
+    // An edit without id sequences never lowers those the sandbox has handed out (B1: ids are
+    // never reused); at start, a file without them continues after its highest ids.
+    if ((document as Partial<Snapshot>).nextIds === undefined && running)
+      return { ...(document as object), nextIds: this.store.nextIds() } as Snapshot
+    return document
   }
 
-  /** A hand edit (the file changed, and not by this server): loaded when valid, reported when not. */
-  #onFileChange(current: Stats): void {
-    if (current.nlink === 0 || this.#isKnown(current)) return
-    void this.#writing.then(async () => {
-      const now = await this.#stat()
-      if (now === null || this.#isKnown(now)) return
-      this.#known = now
-      const text = await readFile(this.#target, 'utf8').catch(() => null)
-      if (text === null) return
-      if (this.#dirty || this.#timer !== undefined) {
-        this.log(
-          `shop-sandbox: ${this.path} was edited on disk while the sandbox had unsaved changes: the sandbox's data wins and overwrites it`,
-        )
-        return
-      }
-      const problem = this.#load(text)
-      this.log(
-        problem
-          ? `shop-sandbox: ${this.path} was edited on disk but ${problem}; ignored (the next change overwrites it)`
-          : `shop-sandbox: ${this.path} was edited on disk: loaded`,
+  #kick(): void {
+    this.#running ??= this.#flush().finally(() => {
+      this.#running = null
+      // Changes that arrived after the last round, or a due compaction, get their own.
+      if (
+        this.store.sequence > this.#durable ||
+        (this.#compactDue && !this.#closed) ||
+        (this.#checkEdit && !this.#closed) ||
+        this.#waiters.length > 0
       )
+        this.#kick()
+      else this.#afterFlush()
     })
   }
 
-  #isKnown(file: { size: number; mtimeMs: number; ino: number }): boolean {
-    const known = this.#known
-    return (
-      known !== null &&
-      known.size === file.size &&
-      known.mtimeMs === file.mtimeMs &&
-      known.ino === file.ino
-    )
-  }
-
-  async #stat(): Promise<{ size: number; mtimeMs: number; ino: number } | null> {
-    try {
-      const { size, mtimeMs, ino } = await stat(this.#target)
-      return { size, mtimeMs, ino }
-    } catch {
-      return null
-    }
-  }
-
-  #stopWatching(): void {
-    if (!this.#watching) return
-    this.#watching = false
-    unwatchFile(this.#target)
+  /** Once writes pause: the log is folded into the file soon. */
+  #afterFlush(): void {
+    if (this.#closed || this.#logChanges === 0 || this.#retryTimer) return
+    clearTimeout(this.#idleTimer)
+    this.#idleTimer = setTimeout(() => {
+      this.#idleTimer = undefined
+      this.#compactDue = true
+      this.#kick()
+    }, IDLE_MS)
+    this.#idleTimer.unref?.()
   }
 
   /**
-   * Writes at most once per interval: the first change starts the wait, later ones ride
-   * along, so a steady stream of changes still reaches the disk within the window.
+   * One round of the flush loop: takes every change made so far and makes it durable, in the
+   * file (when a compaction is due, or the changes replace the data) or else in the log; when
+   * neither can be written, undoes them and every change made since, and rejects their waiters.
    */
-  #schedule(): void {
-    this.#dirty = true
-    if (this.#timer !== undefined) return
-    const wait = Math.min(WRITE_WINDOW_MS / 2, Math.max(DEBOUNCE_MS, 4 * this.#lastWriteMs))
-    this.#timer = setTimeout(() => void this.#enqueue(), wait)
-  }
-
-  #enqueue(): Promise<void> {
-    this.#timer = undefined
-    this.#dirty = false
-    this.#writing = this.#writing
-      .then(() => this.#write())
-      .then(
-        () => {
-          if (this.#error !== null) this.log(`shop-sandbox: ${this.path} is written again`)
-          this.#error = null
-          this.#retryMs = FIRST_RETRY_MS
-        },
-        (error: unknown) => {
-          const reason = reasonOf(error)
-          if (reason !== this.#error)
-            this.log(
-              `shop-sandbox: cannot write ${this.path}: ${reason}; API writes are refused (503) until it can be written, retrying`,
-            )
-          this.#error = reason
-          this.#dirty = true
-          if (this.#timer === undefined && this.#unsubscribe) {
-            this.#timer = setTimeout(() => void this.#enqueue(), this.#retryMs)
-            this.#retryMs = Math.min(MAX_RETRY_MS, this.#retryMs * 2)
-          }
-        },
+  async #flush(): Promise<void> {
+    if (this.#checkEdit) {
+      this.#checkEdit = false
+      await this.#handleEdit().catch((error: unknown) =>
+        this.#print(`shop-sandbox: cannot read the edit of ${this.path}: ${reasonOf(error)}`),
       )
-    return this.#writing
+    }
+    const changes = this.store.takeChanges()
+    const target = this.store.sequence
+    const nextIds = this.store.nextIds()
+    const replaces = changes.some(({ change }) => change.kind === 'load')
+    const compact =
+      replaces ||
+      (this.#compactDue && !this.#retryTimer) ||
+      this.#logBytes > Math.max(COMPACT_BYTES, this.#fileBytes / 2)
+    this.#compactDue = false
+    // Taken in the same tick as the changes: exactly the durable data plus these changes.
+    const snapshot = compact || replaces ? this.store.snapshot() : null
+    let durable = changes.length === 0
+    let failure: unknown
+    if (snapshot && compact) {
+      try {
+        await this.#writeFile(snapshot)
+        durable = true
+        this.#fileSaved()
+        await this.#emptyLog()
+      } catch (error) {
+        failure = error
+        this.#fileFailed(error)
+      }
+    }
+    if (!durable) {
+      try {
+        await this.#append(
+          logLine(changes, nextIds, () => snapshot!),
+          shrinks(changes),
+        )
+        this.#logChanges += changes.length
+        durable = true
+      } catch (error) {
+        failure ??= error
+        if (!compact) {
+          // The log cannot take it: perhaps the file can (a log removed by hand, say).
+          try {
+            await this.#writeFile(this.store.snapshot())
+            durable = true
+            this.#fileSaved()
+            await this.#emptyLog()
+          } catch {
+            // Neither: reported below.
+          }
+        }
+      }
+    }
+    if (durable) {
+      this.#durable = Math.max(this.#durable, target)
+      if (this.#writeError !== null) this.#print(`shop-sandbox: ${this.path} is written again`)
+      this.#writeError = null
+      this.#settle(null)
+      return
+    }
+    // Not durable: these changes and every change made since are undone, and refused.
+    const later = this.store.takeChanges()
+    this.store.undo([...changes, ...later])
+    this.#durable = this.store.sequence
+    const reason = reasonOf(failure)
+    if (reason !== this.#writeError)
+      this.#print(
+        `shop-sandbox: cannot write ${this.path}: ${reason}; writes are refused (503) and undone until it can be written`,
+      )
+    this.#writeError = reason
+    this.#settle(new DataFileError(`data file cannot be written: ${reason}`))
   }
 
-  #serialize(): string {
-    return `${JSON.stringify(this.store.snapshot())}\n`
+  /** Resolves the commits that are durable now; with an error, rejects every one still waiting. */
+  #settle(error: Error | null): void {
+    const waiting = this.#waiters
+    this.#waiters = []
+    for (const waiter of waiting) {
+      if (error) waiter.reject(error)
+      else if (waiter.target <= this.#durable) waiter.resolve()
+      else this.#waiters.push(waiter)
+    }
+  }
+
+  #fileSaved(): void {
+    if (this.#fileError !== null) this.#print(`shop-sandbox: ${this.path} is up to date again`)
+    this.#fileError = null
+    this.#retryMs = FIRST_RETRY_MS
+    clearTimeout(this.#retryTimer)
+    this.#retryTimer = undefined
+  }
+
+  /** The file could not be written: its changes stay in the log; tried again with backoff. */
+  #fileFailed(error: unknown): void {
+    const reason = reasonOf(error)
+    if (reason !== this.#fileError)
+      this.#print(
+        `shop-sandbox: cannot write ${this.path}: ${reason}; changes are kept in ${this.#logPath} until it can be written`,
+      )
+    this.#fileError = reason
+    if (this.#closed) return
+    clearTimeout(this.#retryTimer)
+    this.#retryTimer = setTimeout(() => {
+      this.#retryTimer = undefined
+      this.#compactDue = true
+      this.#kick()
+    }, this.#retryMs)
+    this.#retryTimer.unref?.()
+    this.#retryMs = Math.min(MAX_RETRY_MS, this.#retryMs * 2)
+  }
+
+  /**
+   * Appends a line to the log and fsyncs it; on failure, takes back whatever part got written.
+   * A line of changes that only shrink the data (deletes) may spend the reserve on a full disk.
+   */
+  async #append(line: string, shrinking: boolean): Promise<void> {
+    const log = this.#log
+    if (!log) throw new DataFileError('the log is closed')
+    const bytes = Buffer.from(line)
+    const position = this.#logBytes
+    for (let attempt = 0; ; attempt++) {
+      try {
+        // Opened to append: the line goes at the end, where the log was cut back to on failure.
+        // A full disk may take part of a line without an error: the rest is written until it
+        // is all in, or the error comes.
+        for (let written = 0; written < bytes.byteLength;) {
+          const { bytesWritten } = await log.write(bytes, written)
+          if (bytesWritten === 0)
+            throw Object.assign(new Error('no space left on device'), { code: 'ENOSPC' })
+          written += bytesWritten
+        }
+        await log.datasync()
+        // A log removed by hand takes writes into nowhere: that is not durable.
+        if ((await log.stat()).nlink === 0) {
+          throw Object.assign(new Error('the log file was removed'), { code: 'ENOENT' })
+        }
+        this.#logBytes += bytes.byteLength
+        return
+      } catch (error) {
+        await log.truncate(position).catch(() => undefined)
+        const code = (error as NodeJS.ErrnoException).code
+        // A full disk: the reserve makes room for deletes, so the data can be cleaned up.
+        if (
+          attempt === 0 &&
+          shrinking &&
+          (code === 'ENOSPC' || code === 'EDQUOT') &&
+          this.#reserve
+        ) {
+          await rm(this.#reservePath, { force: true }).catch(() => undefined)
+          this.#reserve = false
+          continue
+        }
+        throw error
+      }
+    }
+  }
+
+  /** After the file took everything: the log starts over (a dead one is opened anew). */
+  async #emptyLog(): Promise<void> {
+    this.#logChanges = 0
+    const log = this.#log
+    if (!log) return
+    if ((await log.stat().catch(() => null))?.nlink === 0) {
+      await log.close().catch(() => undefined)
+      this.#log = await open(this.#logPath, 'w', this.#mode)
+    } else {
+      await log.truncate(0)
+      await log.datasync()
+    }
+    this.#logBytes = 0
+    if (!this.#reserve) await this.#makeReserve()
+  }
+
+  async #makeReserve(): Promise<void> {
+    try {
+      const handle = await open(this.#reservePath, 'w', this.#mode)
+      try {
+        await handle.writeFile(Buffer.alloc(RESERVE_BYTES))
+        await handle.sync()
+      } finally {
+        await handle.close()
+      }
+      this.#reserve = true
+    } catch {
+      await rm(this.#reservePath, { force: true }).catch(() => undefined)
+    }
+  }
+
+  /** The data as the file holds it: resources in the API's order, fields in the schema's. */
+  #serialize(snapshot: Snapshot): string {
+    const document: Record<string, unknown> = {}
+    for (const resource of this.catalog.resources) {
+      const fields = resource.fields
+      document[resource.name] = (snapshot[resource.name] ?? []).map((record) =>
+        ordered(record, fields),
+      )
+    }
+    document.nextIds = snapshot.nextIds
+    return `${JSON.stringify(document, null, this.#pretty ? 2 : undefined)}\n`
   }
 
   #tempPath(): string {
@@ -382,28 +706,182 @@ export class DataFile implements Persistence {
     )
   }
 
-  async #write(): Promise<void> {
-    const started = performance.now()
-    const text = this.#serialize()
+  /**
+   * Writes the whole file: a temp file with the file's mode (and owner, where this process may)
+   * fsynced, then renamed over the real file and the folder fsynced. A hand edit that arrived
+   * since this server last looked is kept beside the file first, and reported.
+   */
+  async #writeFile(snapshot: Snapshot): Promise<void> {
+    const text = this.#serialize(snapshot)
     const temp = this.#tempPath()
+    // The file's mode and owner as they are now (someone may have changed them meanwhile).
+    const current = await stat(this.#target).catch(() => null)
+    if (current) {
+      this.#mode = current.mode & 0o7777
+      this.#owner = { uid: current.uid, gid: current.gid }
+    }
     try {
-      const handle = await open(temp, 'w')
+      const handle = await open(temp, 'wx', this.#mode)
       try {
         await handle.writeFile(text, 'utf8')
+        await handle.chmod(this.#mode)
+        if (this.#owner) await handle.chown(this.#owner.uid, this.#owner.gid).catch(() => undefined)
         await handle.sync()
       } finally {
         await handle.close()
       }
+      const now = await this.#stat()
+      if (now !== null && this.#known !== null && !same(now, this.#known)) {
+        await this.#settled()
+        await this.#keepEdit('was edited on disk while the sandbox had changes to write')
+      }
       await rename(temp, this.#target)
     } catch (error) {
-      await rm(temp, { force: true })
+      await rm(temp, { force: true }).catch(() => undefined)
       throw error
     }
     await syncFolder(dirname(this.#target))
     this.#known = await this.#stat()
+    this.#fileBytes = text.length
     this.#lastSavedAt = new Date().toISOString()
-    this.#lastWriteMs = performance.now() - started
   }
+
+  /**
+   * Copies the file as it is now beside it (`<name>.edit-<time>.json`) and says why: the
+   * sandbox's data wins (acknowledged writes are never dropped), or the edit is invalid.
+   */
+  async #keepEdit(
+    why: string,
+    verdict = "the sandbox's data wins (acknowledged writes are never dropped)",
+  ): Promise<string | null> {
+    const stamp = new Date().toISOString().replace(/[:.]/g, '-')
+    const copy = join(
+      dirname(this.#target),
+      `${basename(this.#target).replace(/\.json$/i, '')}.edit-${stamp}.json`,
+    )
+    try {
+      await copyFile(this.#target, copy)
+      this.#print(`shop-sandbox: ${this.path} ${why}; ${verdict}; your edit is kept in ${copy}`)
+      return copy
+    } catch (error) {
+      this.#print(
+        `shop-sandbox: ${this.path} ${why}; ${verdict}; your edit could not be kept (${reasonOf(error)})`,
+      )
+      return null
+    }
+  }
+
+  #watch(): void {
+    watchFile(this.#target, { interval: WATCH_MS, persistent: false }, (current) =>
+      this.#onFileChange(current),
+    )
+    try {
+      // The folder's events catch edits between polls (and editors that save by renaming).
+      this.#folderWatcher = watch(dirname(this.#target), { persistent: false }, (_, name) => {
+        if (name === basename(this.#target))
+          void this.#stat().then((now) => now && this.#onFileChange(now))
+      })
+      this.#folderWatcher.on('error', () => undefined)
+    } catch {
+      // Polling alone, then.
+    }
+    this.#watching = true
+  }
+
+  #stopWatching(): void {
+    if (!this.#watching) return
+    this.#watching = false
+    unwatchFile(this.#target)
+    this.#folderWatcher?.close()
+    this.#folderWatcher = null
+  }
+
+  /** The file or its folder changed: whether by hand is checked in turn with the writes. */
+  #onFileChange(current: Stats | Known): void {
+    if (this.#closed || ('nlink' in current && current.nlink === 0)) return
+    if (this.#known !== null && same(current, this.#known)) return
+    this.#checkEdit = true
+    this.#kick()
+  }
+
+  /**
+   * A hand edit (the file changed, and not by this server): loaded when it is valid and the
+   * sandbox has nothing waiting to be written; otherwise the sandbox's data wins and the edit is
+   * kept beside the file. Each edit is reported.
+   */
+  async #handleEdit(): Promise<void> {
+    const now = await this.#settled()
+    if (now === null || (this.#known !== null && same(now, this.#known))) return
+    this.#known = now
+    const text = await readFile(this.#target, 'utf8')
+    if (this.#logChanges > 0 || this.store.sequence > this.#durable) {
+      await this.#keepEdit('was edited on disk while the sandbox had changes not yet in it')
+      this.#compactDue = true
+      return
+    }
+    const parsed = this.#parse(text)
+    if (typeof parsed === 'string') {
+      await this.#keepEdit(
+        `was edited on disk but ${parsed}`,
+        'ignored: the sandbox keeps its data, and its next write replaces the file',
+      )
+      return
+    }
+    // Checked again: a write may have come in while the file was read.
+    if (this.store.sequence > this.#durable) {
+      await this.#keepEdit('was edited on disk while the sandbox had changes not yet in it')
+      this.#compactDue = true
+      return
+    }
+    // Loaded as the new durable state: the file already holds it.
+    this.store.untracked(() => this.store.restore(parsed))
+    this.#fileBytes = text.length
+    this.#print(`shop-sandbox: ${this.path} was edited on disk: loaded`)
+  }
+
+  /**
+   * The file's state once it stops changing: an editor (or `writeFile`) empties the file and
+   * then writes it, and what is seen in between is no edit of anyone's.
+   */
+  async #settled(): Promise<Known | null> {
+    let before = await this.#stat()
+    for (let look = 0; look < 20; look++) {
+      await new Promise((resolve) => setTimeout(resolve, SETTLE_MS))
+      const after = await this.#stat()
+      if (before === null || after === null || same(before, after)) return after
+      before = after
+    }
+    return before
+  }
+
+  async #stat(): Promise<Known | null> {
+    try {
+      const { size, mtimeMs, ino } = await stat(this.#target)
+      return { size, mtimeMs, ino }
+    } catch {
+      return null
+    }
+  }
+}
+
+/** Whether changes only remove records (deletes, with what they cascade to). */
+function shrinks(changes: readonly StoreChange[]): boolean {
+  return changes.every(({ change }) => change.kind === 'record' && change.after === undefined)
+}
+
+/** A record with the schema's fields first, in the schema's order (as it is when already so). */
+function ordered(record: Row, fields: readonly string[]): Row {
+  const keys = Object.keys(record)
+  if (keys.length === fields.length && keys.every((key, index) => key === fields[index]))
+    return record
+  const copy: Record<string, unknown> = {}
+  for (const field of fields) if (field in record) copy[field] = (record as never)[field]
+  for (const key of keys) if (!(key in copy)) copy[key] = (record as never)[key]
+  return copy as unknown as Row
+}
+
+function same(a: Known, b: Known): boolean {
+  return a.size === b.size && a.mtimeMs === b.mtimeMs && a.ino === b.ino
 }
 
 /** fsync of the folder, so the rename itself survives a power cut. */

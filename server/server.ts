@@ -38,8 +38,16 @@ export interface SandboxServerOptions extends SandboxOptions {
   basePath?: string
   /** Write a one-line log per request with this function (default: no log). */
   log?: (line: string) => void
-  /** Keep the data in this JSON file: loaded at start, written after every change. */
+  /**
+   * Keep the data in this JSON file: loaded at start; every write is answered only once it is
+   * durable (in the file, or the log beside it the file is compacted from).
+   */
   data?: string
+  /**
+   * How the data file is written: `pretty` (default: 2-space indents, fields in schema order, as
+   * json-server writes `db.json`) or `compact` (one line: smaller and faster to write).
+   */
+  dataFormat?: 'pretty' | 'compact'
   /**
    * Origins besides loopback ones (`http://localhost:5173`, …) that may call from a browser;
    * `'*'` allows any (CONTRACT C3). Others are refused 403 / 40300.
@@ -129,6 +137,7 @@ export async function createSandboxServer(
     basePath,
     log,
     data,
+    dataFormat = 'pretty',
     corsOrigin,
     allowedHosts = [],
     inFlightBodyBytes,
@@ -143,7 +152,9 @@ export async function createSandboxServer(
     ...sandboxOptions,
     ...(basePath === undefined ? {} : { baseUrl: basePath }),
   })
-  const dataFile = data ? new DataFile(data, sandbox.db, sandbox.options.catalog) : null
+  const dataFile = data
+    ? new DataFile(data, sandbox.db, sandbox.options.catalog, { pretty: dataFormat === 'pretty' })
+    : null
   const outcome = dataFile ? await dataFile.open(sandboxOptions.onProgress) : null
   if (dataFile) sandbox.instance().persistence = dataFile
   const listener = requestListener(sandbox, {

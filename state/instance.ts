@@ -1,5 +1,5 @@
 import type { ProgressReporter } from '../db/progress.js'
-import type { Snapshot, TableSpec } from '../db/store.js'
+import type { Document, Snapshot, TableSpec } from '../db/store.js'
 import { Store } from '../db/store.js'
 import { Journal } from './journal.js'
 import { Overrides } from './overrides.js'
@@ -43,11 +43,21 @@ export interface PersistenceStatus {
   lastSavedAt: string | null
 }
 
-/** A data file keeping a sandbox's data (the server's `--data`). */
+/** Where a sandbox's data is kept (the server's `--data` file, browser storage). */
 export interface Persistence {
   readonly status: PersistenceStatus
-  /** Why API writes are refused right now (503), or null. */
-  writeRefusal(): string | null
+  /**
+   * Resolves once every change made so far is durable; rejects (after undoing them) when it
+   * could not be: the write is then answered 503 / 50300 with the error's message.
+   */
+  commit(): Promise<void>
+}
+
+/** A document with the store's current id sequences when it brings none of its own. */
+export function withSequences(document: Document, store: Store): Document {
+  return (document as Partial<Snapshot>).nextIds === undefined
+    ? ({ ...document, nextIds: store.nextIds() } as Snapshot)
+    : document
 }
 
 /**
@@ -105,9 +115,12 @@ export class SandboxInstance {
     this.#written += WRITE_OVERHEAD + bytes * WRITE_FACTOR
   }
 
-  /** Replaces the data with a document of `bytes` bytes (already validated). */
+  /**
+   * Replaces the data with a document of `bytes` bytes (already validated). Without id
+   * sequences, those the sandbox has handed out stay (B1: ids are never reused).
+   */
   replaceData(document: Parameters<Store['restore']>[0], bytes: number): void {
-    this.store.restore(document)
+    this.store.restore(withSequences(document, this.store))
     this.#written = bytes * WRITE_FACTOR
   }
 

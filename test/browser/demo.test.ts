@@ -177,7 +177,7 @@ describe.runIf(run)('browser mode in Chromium', () => {
         .toBe(100)
   })
 
-  it('a full storage quota is reported once in the console, and the sandbox goes on in memory', async () => {
+  it('a full storage quota: reported once in the console, every write refused 503 and undone (issue 30)', async () => {
     const context = await demo.newContext()
     contexts.push(context)
     // What a full disk quota looks like to IndexedDB.
@@ -199,10 +199,60 @@ describe.runIf(run)('browser mode in Chromium', () => {
         method: 'POST',
         body: { name: `quota-${i}`, email: `quota-${i}@example.com` },
       })
-      expect(created.status).toBe(201)
+      expect(created.status).toBe(503)
+      expect(created.body).toMatchObject({
+        code: 50300,
+        message: expect.stringMatching(/^browser storage cannot be written: QuotaExceededError/),
+        data: null,
+      })
     }
-    expect((await pageFetch(page, '/users?keyword=quota')).body.data.total).toBe(3)
+    // Never acknowledged, so never kept: memory holds nothing storage lacks.
+    expect((await pageFetch(page, '/users?keyword=quota')).body.data.total).toBe(0)
+    expect((await pageFetch(page, '/users?pageSize=1')).body.data.total).toBe(50)
     expect(warnings).toHaveLength(1)
+  })
+
+  it('with persist, a write is answered only after the IndexedDB transaction holding it committed (issue 30)', async () => {
+    const context = await demo.newContext()
+    contexts.push(context)
+    // Every readwrite transaction's commit is delayed and its moment recorded.
+    await context.addInitScript(() => {
+      const commits: number[] = []
+      ;(window as unknown as { commits: number[] }).commits = commits
+      const transaction = IDBDatabase.prototype.transaction
+      IDBDatabase.prototype.transaction = function (
+        this: IDBDatabase,
+        ...args: Parameters<typeof transaction>
+      ) {
+        const made = transaction.apply(this, args)
+        if (args[1] === 'readwrite')
+          made.addEventListener('complete', () => commits.push(performance.now()))
+        return made
+      }
+    })
+    const page = await context.newPage()
+    await page.goto(`${demo.url}?persist=1`)
+    await page.waitForSelector('html[data-sandbox="ready"]', { timeout: 15_000 })
+    const timing = await page.evaluate(async () => {
+      const commits = (window as unknown as { commits: number[] }).commits
+      const before = commits.length
+      const response = await fetch('/users', {
+        method: 'POST',
+        headers: {
+          authorization: 'Bearer sandbox-admin-token',
+          'content-type': 'application/json',
+        },
+        body: JSON.stringify({ name: 'committed', email: 'committed@example.com' }),
+      })
+      return {
+        status: response.status,
+        answered: performance.now(),
+        commit: commits[before] ?? null,
+      }
+    })
+    expect(timing.status).toBe(201)
+    expect(timing.commit).not.toBeNull()
+    expect(timing.answered).toBeGreaterThanOrEqual(timing.commit!)
   })
 
   it('overrides (C2) in browser mode: POST /__sandbox/overrides from the page, counted, journaled', async () => {

@@ -11,14 +11,18 @@ const control = (
 ) => call(method, `/__sandbox${path}`, { token: null, ...options })
 
 describe('control API: /__sandbox/db', () => {
-  it('GET returns { users, products, orders } exactly as stored, without a token', async () => {
+  it('GET returns { users, products, orders, nextIds } exactly as stored, without a token', async () => {
     const reply = await control('GET', '/db')
     expect(reply.status).toBe(200)
-    expect(reply.body.data).toEqual(sandbox.db.toJSON())
-    expect(Object.keys(reply.body.data)).toEqual(['users', 'products', 'orders'])
+    expect(reply.body.data).toEqual(sandbox.db.snapshot())
+    expect(Object.keys(reply.body.data)).toEqual(['users', 'products', 'orders', 'nextIds'])
+    expect(reply.body.data.nextIds).toEqual({ users: 51, products: 31, orders: 101 })
   })
 
-  it('PUT replaces all three after validation; ids continue after the highest', async () => {
+  const createUser = async (name: string) =>
+    (await call('POST', '/users', { body: { name, email: `${name}@example.com` } })).body.data.id
+
+  it('PUT replaces all three after validation; without nextIds the sequences stay (B1: no id reused)', async () => {
     const document = (await control('GET', '/db')).body.data
     const small = {
       users: document.users.slice(0, 3),
@@ -29,10 +33,19 @@ describe('control API: /__sandbox/db', () => {
     expect(reply.status).toBe(200)
     expect(reply.body.data).toEqual({ users: 3, products: 2, orders: 0 })
     expect((await call('GET', '/users?pageSize=1')).body.data.total).toBe(3)
-    expect(
-      (await call('POST', '/users', { body: { name: 'after-put', email: 'after@example.com' } }))
-        .body.data.id,
-    ).toBe(4)
+    expect(await createUser('after-put')).toBe(51)
+    // With nextIds given, they are taken as they are (a snapshot restored exactly).
+    await control('PUT', '/db', {
+      body: { ...small, nextIds: { users: 4, products: 3, orders: 1 } },
+    })
+    expect(await createUser('exact')).toBe(4)
+  })
+
+  it('a download loaded back keeps the sequences: delete the highest id, GET, PUT, create (issue 30)', async () => {
+    await call('DELETE', '/users/50')
+    const document = (await control('GET', '/db')).body.data
+    expect((await control('PUT', '/db', { body: document })).status).toBe(200)
+    expect(await createUser('not-fifty')).toBe(51)
   })
 
   it.each([

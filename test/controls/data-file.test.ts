@@ -1,24 +1,39 @@
 import { spawn } from 'node:child_process'
 import { once } from 'node:events'
+import { execFile } from 'node:child_process'
 import {
+  chmod,
   lstat,
   mkdir,
   mkdtemp,
   readdir,
   readFile,
-  rename,
   rm,
+  stat,
   symlink,
   writeFile,
 } from 'node:fs/promises'
 import { tmpdir } from 'node:os'
-import { join } from 'node:path'
+import { dirname, join } from 'node:path'
 import { fileURLToPath } from 'node:url'
-import { afterEach, describe, expect, it } from 'vitest'
+import { promisify } from 'node:util'
+import { afterEach, describe, expect, it, vi } from 'vitest'
 import type { SandboxServer } from '../../node/index.js'
 import { createSandboxServer } from '../../node/index.js'
 
 const bin = fileURLToPath(new URL('../../dist/bin/shop-sandbox.js', import.meta.url))
+const fixture = fileURLToPath(new URL('../fixtures/full-disk.mjs', import.meta.url))
+const run = promisify(execFile)
+/** The URL a `shop-sandbox` child prints once it listens. */
+const urlOf = (child: ReturnType<typeof spawn>) =>
+  new Promise<string>((resolve) => {
+    let out = ''
+    child.stdout!.on('data', (chunk) => {
+      out += chunk
+      const match = /listening on (\S+)/.exec(out)
+      if (match) resolve(match[1]!)
+    })
+  })
 const admin = { authorization: 'Bearer sandbox-admin-token', 'content-type': 'application/json' }
 const folders: string[] = []
 const servers: SandboxServer[] = []
@@ -103,45 +118,175 @@ describe('the data file (CONTRACT C3, issue 15)', () => {
     expect(saved.users.some((user: { name: string }) => user.name === 'through-link')).toBe(true)
   })
 
-  it('a write that cannot reach the disk is never acknowledged: 503 / 50300 until it can, shown in GET /__sandbox', async () => {
+  it('a full disk (a 200 KiB tmpfs): writes are refused 503 and undone, deletes go through, nothing acknowledged is lost (issue 30)', async () => {
     const folder = await tempDir()
-    const sub = join(folder, 'sub')
-    await mkdir(sub)
-    const file = join(sub, 'data.json')
-    const server = await start(file)
-    // The folder goes away (as a full or read-only disk would refuse the write).
-    await rename(sub, join(folder, 'gone'))
-    expect((await create(server, 'lost-1')).status).toBe(201)
-    await waitFor(async () => (await create(server, 'probe')).status === 503)
-    const refused = await create(server, 'lost-2')
-    expect(refused.status).toBe(503)
-    const body = await refused.json()
-    expect(body).toMatchObject({ code: 50300, data: null })
-    expect(body.message).toMatch(/^data file cannot be written: ENOENT/)
-    expect((await fetch(`${server.url}/users/1`, { headers: admin })).status).toBe(200)
-    const info = await (await fetch(`${server.url}/__sandbox`)).json()
-    expect(info.data.persistence).toMatchObject({ ok: false, unsavedChanges: true })
-    expect(info.data.persistence.error).toMatch(/^ENOENT/)
-    // The disk comes back: the retry saves everything acknowledged, and writes go on.
-    await rename(join(folder, 'gone'), sub)
-    await waitFor(async () => (await create(server, 'back')).status === 201)
-    await server.close()
-    const names = JSON.parse(await readFile(file, 'utf8')).users.map(
-      (user: { name: string }) => user.name,
+    // A private mount namespace with a real small disk: root or not (unprivileged user namespaces).
+    const { stdout } = await run('unshare', [
+      '-rm',
+      'sh',
+      '-c',
+      `mount -t tmpfs -o size=200k tmpfs "${folder}" && "${process.execPath}" "${fixture}" "${folder}"`,
+    ])
+    const report = JSON.parse(stdout)
+    expect(report.acknowledged.length).toBeGreaterThan(50)
+    expect(report.refused.length).toBe(25)
+    expect(report.refusal).toBe('data file cannot be written: ENOSPC: no space left on device')
+    expect(report.info).toMatchObject({
+      ok: false,
+      error: 'ENOSPC: no space left on device',
+      unsavedChanges: true,
+    })
+    // Deletes shrink the data: the reserve beside the file lets them through on a full disk.
+    expect(report.deletes).toEqual({ 204: 20 })
+    expect(report.afterSpace).toBe(201)
+    // After a restart: every acknowledged write is there, no refused one is, deletes stay done.
+    expect(report.lost).toEqual([])
+    expect(report.phantom).toEqual([])
+    expect(report.undeleted).toEqual([])
+    expect(report.afterSpaceKept).toBe(1)
+    // The CLI with room for log lines but not for a new copy of the file: acknowledged, and the
+    // exit's last line says the file is behind, where the changes are, and why.
+    expect(report.cliWrites).toEqual([201, 201, 201, 201, 201])
+    expect(report.cliExit).toBe(1)
+    expect(report.cliLastLine).toMatch(
+      /^shop-sandbox: \S+cli\.json is not up to date: ENOSPC: no space left on device; its last 5 changes are kept in \S+\.cli\.json\.log and applied at the next start$/,
     )
-    expect(names).toContain('lost-1')
-    expect(names).not.toContain('lost-2')
-    expect(names).toContain('back')
   })
 
-  it('closing with changes it cannot save rejects (the CLI then exits 1)', async () => {
+  it('a write whose folder is gone is refused 503 / 50300 and undone; the close has nothing unsaved', async () => {
     const folder = await tempDir()
     const sub = join(folder, 'sub')
     await mkdir(sub)
     const server = await start(join(sub, 'data.json'))
     await rm(sub, { recursive: true })
-    expect((await create(server, 'unsaved')).status).toBe(201)
-    await expect(server.close()).rejects.toThrow(/changes were not saved/)
+    const refused = await create(server, 'unsaved')
+    expect(refused.status).toBe(503)
+    expect((await refused.json()).message).toMatch(/^data file cannot be written: ENOENT/)
+    const users = await (
+      await fetch(`${server.url}/users?keyword=unsaved`, { headers: admin })
+    ).json()
+    expect(users.data.total).toBe(0)
+    const info = await (await fetch(`${server.url}/__sandbox`)).json()
+    expect(info.data.persistence).toMatchObject({
+      ok: false,
+      error: expect.stringMatching(/^ENOENT/),
+    })
+    await expect(server.close()).resolves.toBeUndefined()
+  })
+
+  it('acknowledged means on disk: kill -9 right after the answers, and the restart has every one', async () => {
+    const folder = await tempDir()
+    const file = join(folder, 'data.json')
+    const child = spawn(process.execPath, [bin, '--port', '0', '--quiet', '--data', file])
+    const url = await urlOf(child)
+    const acknowledged: number[] = []
+    await Promise.all(
+      Array.from({ length: 8 }, async (_, worker) => {
+        for (let i = 0; i < 15; i++) {
+          const reply = await fetch(`${url}/users`, {
+            method: 'POST',
+            headers: admin,
+            body: JSON.stringify({ name: `k${worker}-${i}`, email: `k${worker}-${i}@example.com` }),
+          })
+          if (reply.status === 201) acknowledged.push((await reply.json()).data.id)
+        }
+      }),
+    )
+    child.kill('SIGKILL')
+    await once(child, 'exit')
+    const next = await start(file)
+    const missing = []
+    for (const id of acknowledged)
+      if ((await fetch(`${next.url}/users/${id}`, { headers: admin })).status !== 200)
+        missing.push(id)
+    expect(acknowledged).toHaveLength(120)
+    expect(missing).toEqual([])
+  })
+
+  it('a chain of symlinks: the lock, the writes and the mode are the real file’s; links stay links', async () => {
+    const folder = await tempDir()
+    const real = join(folder, 'real.json')
+    await writeFile(real, '')
+    await rm(real)
+    const link2 = join(folder, 'link2.json')
+    const link = join(folder, 'data.json')
+    await symlink(real, link2)
+    await symlink(link2, link)
+    const server = await start(link)
+    await chmod(real, 0o600)
+    await create(server, 'through-two-links')
+    // A second server on the real file (or on either link) is refused: one lock, on the real file.
+    await expect(createSandboxServer({ port: 0, data: real })).rejects.toThrow(
+      /in use by another shop-sandbox/,
+    )
+    await expect(createSandboxServer({ port: 0, data: link2 })).rejects.toThrow(
+      /in use by another shop-sandbox/,
+    )
+    await server.close()
+    expect((await lstat(link)).isSymbolicLink()).toBe(true)
+    expect((await lstat(link2)).isSymbolicLink()).toBe(true)
+    expect((await stat(real)).mode & 0o777).toBe(0o600)
+    const saved = JSON.parse(await readFile(real, 'utf8'))
+    expect(saved.users.some((user: { name: string }) => user.name === 'through-two-links')).toBe(
+      true,
+    )
+  })
+
+  it('keeps the mode of the file (600 stays 600), and the log beside it is no more readable', async () => {
+    const file = join(await tempDir(), 'data.json')
+    await (await start(file)).close()
+    await chmod(file, 0o600)
+    const server = await start(file)
+    await create(server, 'private')
+    expect((await stat(join(dirname(file), '.data.json.log'))).mode & 0o777).toBe(0o600)
+    await server.close()
+    expect((await stat(file)).mode & 0o777).toBe(0o600)
+  })
+
+  it('is pretty-printed (2 spaces, fields in schema order, nextIds last), or one line with dataFormat compact', async () => {
+    const file = join(await tempDir(), 'data.json')
+    await (await start(file)).close()
+    const text = await readFile(file, 'utf8')
+    expect(
+      text.startsWith('{\n  "users": [\n    {\n      "id": 1,\n      "name": "admin",\n'),
+    ).toBe(true)
+    expect(Object.keys(JSON.parse(text))).toEqual(['users', 'products', 'orders', 'nextIds'])
+    const compact = join(await tempDir(), 'compact.json')
+    const server = await createSandboxServer({ port: 0, data: compact, dataFormat: 'compact' })
+    await server.close()
+    expect((await readFile(compact, 'utf8')).trim().split('\n')).toHaveLength(1)
+  })
+
+  it('hand edits while changes are pending are never lost silently: each is reported and kept beside the file', async () => {
+    const folder = await tempDir()
+    const file = join(folder, 'data.json')
+    const lines: string[] = []
+    const errors = vi.spyOn(console, 'error').mockImplementation((line: string) => {
+      lines.push(line)
+    })
+    try {
+      const server = await start(file)
+      const original = await readFile(file, 'utf8')
+      for (let edit = 0; edit < 5; edit++) {
+        // A write is pending in the log (the file is folded only once writes pause)…
+        await create(server, `pending${edit}`)
+        // …when the file is edited by hand.
+        await writeFile(file, original.replace('"admin"', `"edited-${edit}"`))
+        await waitFor(
+          async () => lines.filter((line) => line.includes('edited on disk')).length > edit,
+        )
+      }
+      const kept = (await readdir(folder)).filter((name) => /^data\.edit-.*\.json$/.test(name))
+      expect(kept).toHaveLength(5)
+      expect(lines.filter((line) => line.includes("the sandbox's data wins"))).toHaveLength(5)
+      // The sandbox's data won: every acknowledged write is there.
+      const users = await (
+        await fetch(`${server.url}/users?keyword=pending`, { headers: admin })
+      ).json()
+      expect(users.data.total).toBe(5)
+    } finally {
+      errors.mockRestore()
+    }
   })
 
   it('loads a valid hand edit while running, and reports and ignores an invalid one', async () => {
