@@ -280,3 +280,51 @@ export function table(header: string[], rows: Array<Array<string | number>>): st
     ...cells.slice(1).map(line),
   ].join('\n')
 }
+
+/**
+ * How a ratio between two servers is measured: side by side, both servers loaded at the same
+ * time (with wrk, both on one CPU, each with its own wrk on another), so whatever the shared
+ * machine does to one it does to the other in the same moment. Loads one after the other, even
+ * adjacent and alternating, could not cancel it: the same server measured 20k and 45k req/s a
+ * few seconds apart, while side by side the baseline against itself stays within 1.00 ± 0.05.
+ * Each server then gets about half a CPU, so the ratio is throughput per CPU. Three pairs on
+ * each of three pairs of fresh processes (a process keeps its own speed, a few percent off the
+ * next one's, for its whole life): nine, an odd count, so the median is one pair's ratio.
+ */
+const PAIRS_PER_PROCESS = 3
+export const PROCESS_PAIRS = 3
+export const PAIRS = PAIRS_PER_PROCESS * PROCESS_PAIRS
+type Started = Awaited<ReturnType<typeof startServer>>
+/** Ratios are judged only with wrk: autocannon shares one JavaScript thread between both loads. */
+export const judged = generator.wrk
+
+/** The loads of two servers side by side, per scenario, on fresh pairs of processes. */
+export async function sideBySide(
+  start: readonly [() => Promise<Started>, () => Promise<Started>],
+  chosen: readonly Scenario[],
+  seconds: number,
+  connections: number,
+): Promise<Map<string, Array<[LoadResult, LoadResult]>>> {
+  const pairs = new Map(
+    chosen.map((scenario) => [scenario.name, [] as Array<[LoadResult, LoadResult]>]),
+  )
+  for (let processPair = 0; processPair < PROCESS_PAIRS; processPair++) {
+    const started = [await start[0](), await start[1]()] as const
+    for (const server of started) await warmUp(server.info.url, chosen)
+    for (const scenario of chosen) {
+      for (let pair = 0; pair < PAIRS_PER_PROCESS; pair++) {
+        const pairSeconds = Math.max(2, Math.round(seconds * 0.6))
+        const run = (server: Started) => loadWithCpu(server, scenario, pairSeconds, connections)
+        pairs.get(scenario.name)!.push(await Promise.all([run(started[0]), run(started[1])]))
+      }
+    }
+    await Promise.all(started.map((server) => stop(server.child)))
+  }
+  return pairs
+}
+
+/** The pair whose ratio (second / first) is the median. */
+export function medianPair(pairs: Array<[LoadResult, LoadResult]>): [LoadResult, LoadResult] {
+  const sorted = [...pairs].sort((a, b) => a[1].rps / a[0].rps - b[1].rps / b[0].rps)
+  return sorted[Math.floor(sorted.length / 2)]!
+}

@@ -5,19 +5,24 @@ import type { LoadResult } from './harness.js'
 import {
   buildServers,
   generator,
+  judged,
   load,
   loadWithCpu,
   medianMs,
+  medianPair,
+  PAIRS,
+  PROCESS_PAIRS,
+  sideBySide,
   startServer,
   stop,
   table,
   warmUp,
 } from './harness.js'
-import type { Scenario } from './scenarios.js'
 import { countsFor, scenarios } from './scenarios.js'
 import { browserWeight, coldStart } from './cold-start.js'
 import { rewriteReadmeBlock } from './readme-block.js'
 import { soak } from './soak.js'
+import { durability } from './durability.js'
 
 /**
  * `npm run bench`: the sandbox server against a bare node:http baseline serving the same data,
@@ -80,52 +85,6 @@ const resetSmallMs = await medianMs(500, () => small.reset())
 const servers: Record<number, Record<string, number>> = {}
 /** The scenarios with a ratio target against the baseline. */
 const targeted = new Set(['by id', 'first page'])
-/**
- * How a ratio between two servers is measured: side by side, both servers loaded at the same
- * time (with wrk, both on one CPU, each with its own wrk on another), so whatever the shared
- * machine does to one it does to the other in the same moment. Loads one after the other, even
- * adjacent and alternating, could not cancel it: the same server measured 20k and 45k req/s a
- * few seconds apart, while side by side the baseline against itself stays within 1.00 ± 0.05.
- * Each server then gets about half a CPU, so the ratio is throughput per CPU. Three pairs on
- * each of three pairs of fresh processes (a process keeps its own speed, a few percent off the
- * next one's, for its whole life): nine, an odd count, so the median is one pair's ratio.
- */
-const PAIRS_PER_PROCESS = 3
-const PROCESS_PAIRS = 3
-const PAIRS = PAIRS_PER_PROCESS * PROCESS_PAIRS
-const pairSeconds = Math.max(2, Math.round(seconds * 0.6))
-type Started = Awaited<ReturnType<typeof startServer>>
-/** Ratios are judged only with wrk: autocannon shares one JavaScript thread between both loads. */
-const judged = generator.wrk
-
-/** The loads of two servers side by side, per scenario, on fresh pairs of processes. */
-async function sideBySide(
-  start: readonly [() => Promise<Started>, () => Promise<Started>],
-  chosen: readonly Scenario[],
-): Promise<Map<string, Array<[LoadResult, LoadResult]>>> {
-  const pairs = new Map(
-    chosen.map((scenario) => [scenario.name, [] as Array<[LoadResult, LoadResult]>]),
-  )
-  for (let processPair = 0; processPair < PROCESS_PAIRS; processPair++) {
-    const started = [await start[0](), await start[1]()] as const
-    for (const server of started) await warmUp(server.info.url, chosen)
-    for (const scenario of chosen) {
-      for (let pair = 0; pair < PAIRS_PER_PROCESS; pair++) {
-        const run = (server: Started) => loadWithCpu(server, scenario, pairSeconds, connections)
-        pairs.get(scenario.name)!.push(await Promise.all([run(started[0]), run(started[1])]))
-      }
-    }
-    await Promise.all(started.map((server) => stop(server.child)))
-  }
-  return pairs
-}
-
-/** The pair whose ratio (second / first) is the median. */
-function medianPair(pairs: Array<[LoadResult, LoadResult]>): [LoadResult, LoadResult] {
-  const sorted = [...pairs].sort((a, b) => a[1].rps / a[0].rps - b[1].rps / b[0].rps)
-  return sorted[Math.floor(sorted.length / 2)]!
-}
-
 const aimedScenarios = scenarios.filter((scenario) => targeted.has(scenario.name))
 for (const size of sizes) {
   inProcess[size] = await inProcessCosts(size)
@@ -158,6 +117,8 @@ for (const size of sizes) {
       () => startServer('sandbox', [String(size), 'fast']),
     ],
     aimedScenarios,
+    seconds,
+    connections,
   )
   for (const scenario of scenarios) {
     const measured = pairs.get(scenario.name)
@@ -190,6 +151,8 @@ async function sizeIndependence(smallest: number, largest: number) {
       () => startServer('sandbox', [String(largest), 'fast']),
     ],
     [byId],
+    seconds,
+    connections,
   )
   const pairs = measured.get(byId.name)!.map(([small, large]) => ({
     small: small.rps,
@@ -222,6 +185,9 @@ if (independence) {
 const soakSeconds = Number(process.env.SOAK_DURATION ?? 20)
 console.log(`\nload and soak: 10000 users, ${soakSeconds}s per phase`)
 const soaked = await soak(10_000, soakSeconds)
+
+console.log('\ndurable writes: POST /users with --data against the same without, side by side')
+const durable = await durability(seconds, connections)
 
 /** The loads a row's ratio comes from: the median side-by-side pair, or the two alone. */
 const compared = (row: Row) => {
@@ -406,6 +372,20 @@ const targets = [
     met: (v: number) => v === 0,
     show: (v: number) => String(v),
   })),
+  ...durable.posts.map((post) => ({
+    target: `POST /users with --data (acknowledged once fsynced) at ${post.users} users, against the same without --data (median of ${PAIRS} side-by-side pairs; ${post.with.rps} vs ${post.without.rps} req/s)`,
+    value: post.ratio,
+    met: () => true,
+    info: true,
+    show: (v: number) => `${Math.round(v * 100)}%`,
+  })),
+  {
+    target: `the data file at ${durable.serialization.users} users: pretty ${durable.serialization.prettyMb.toFixed(0)} MB in ${Math.round(durable.serialization.prettyMs)} ms, compact ${durable.serialization.compactMb.toFixed(0)} MB in ${Math.round(durable.serialization.compactMs)} ms (serializing: pretty / compact)`,
+    value: durable.serialization.prettyMs / durable.serialization.compactMs,
+    met: () => true,
+    info: true,
+    show: (v: number) => `${v.toFixed(2)}×`,
+  },
   {
     target: 'soak (reads, after warm-up, after GC): RSS growth < 10 MB per 100k requests (no leak)',
     value: soaked[0]!.growthPer100kMb,
@@ -450,6 +430,7 @@ await writeFile(
       servers,
       resetSmallMs,
       soak: soaked,
+      durability: durable,
       sizeIndependence: independence,
       targets: targets.map((t) => ({
         target: t.target,

@@ -168,8 +168,14 @@ export async function runCli(argv: string[]): Promise<void> {
             type: 'string',
           })
           .option('data', {
-            describe: 'Keep the data in this JSON file (loaded at start, written on change)',
+            describe:
+              'Keep the data in this JSON file (loaded at start; a write is answered once it is on disk)',
             type: 'string',
+          })
+          .option('data-format', {
+            describe: 'pretty: 2-space indents, as json-server writes db.json; compact: one line',
+            choices: ['pretty', 'compact'] as const,
+            default: 'pretty' as const,
           })
           .option('cors-origin', {
             describe:
@@ -242,7 +248,7 @@ export async function runCli(argv: string[]): Promise<void> {
             ...(args.sandboxesMemory === undefined
               ? {}
               : { sandboxesMemory: args.sandboxesMemory }),
-            ...(args.data ? { data: args.data } : {}),
+            ...(args.data ? { data: args.data, dataFormat: args.dataFormat } : {}),
             ...(args.overrides ? { overridesFile: args.overrides } : {}),
             ...(args.corsOrigin ? { corsOrigin: args.corsOrigin } : {}),
             ...(args.allowedHosts

@@ -35,7 +35,11 @@ export async function serve(
     progress.stop()
   } catch (error) {
     progress.stop()
-    console.error(`shop-sandbox: ${startupMessage(error, options)}`)
+    const message = startupMessage(error, options)
+    // A problem with one of the file's overrides names the file and the entry.
+    console.error(
+      `shop-sandbox: ${overridesFile === undefined ? message : message.replace(/^Invalid override overrides\[(\d+)\]: /, `--overrides ${overridesFile}, entry [$1]: `)}`,
+    )
     process.exitCode = 1
     return
   }
@@ -67,7 +71,10 @@ export async function serve(
     if (stopping) {
       // A second Ctrl-C: exit at once, but save synchronously first.
       const saved = server.saveNow()
-      if (!saved) console.error(`shop-sandbox: exiting with changes not saved to ${options.data}`)
+      if (!saved)
+        console.error(
+          `shop-sandbox: exiting before ${options.data} was brought up to date; its acknowledged changes are kept in the log beside it and applied at the next start`,
+        )
       process.exit(saved ? 130 : 1)
     }
     stopping = true
@@ -125,7 +132,8 @@ async function readOverrides(file: string): Promise<OverrideInput[] | string> {
   }
   let parsed: unknown
   try {
-    parsed = JSON.parse(text)
+    // An editor's byte order mark is no part of the JSON.
+    parsed = JSON.parse(text.replace(/^\uFEFF/, ''))
   } catch (error) {
     return `--overrides ${file} is not valid JSON: ${(error as Error).message.split('\n')[0]}`
   }

@@ -35,6 +35,11 @@ export interface ApiResponse {
   /** Set when the sandbox drops the connection instead of answering (fault injection). */
   drop?: boolean
   /**
+   * Set when a header value holds characters past ASCII (an override's `café`): HTTP carries
+   * them as Latin-1 bytes, so the transport must not write the headers as UTF-8.
+   */
+  latin1Headers?: boolean
+  /**
    * What a success envelope's body was made from (`successText(data)` gives it again): stored
    * records are immutable and other data is built for this answer and never changed, so the
    * journal keeps this, not the text, and renders the text only when someone reads it.

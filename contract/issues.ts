@@ -35,6 +35,20 @@ export function describeIssue(issue: z.core.$ZodIssue, root = 'body'): string {
   return `${path}: ${describeReason(issue)}`
 }
 
+/**
+ * One issue per field and kind: zod may report a bound twice (an integer's own safe range, then
+ * the schema's), and a message should say it once.
+ */
+export function distinctIssues<T extends z.core.$ZodIssue>(issues: readonly T[]): T[] {
+  const seen = new Set<string>()
+  return issues.filter((issue) => {
+    const key = `${issue.code}\u0000${formatPath(issue.path)}`
+    if (seen.has(key)) return false
+    seen.add(key)
+    return true
+  })
+}
+
 /** `items[0].quantity` from `['items', 0, 'quantity']`. */
 export function formatPath(path: readonly PropertyKey[]): string {
   return path.reduce<string>(

@@ -1,5 +1,5 @@
 import * as z from 'zod'
-import { describeIssues } from '../contract/issues.js'
+import { describeIssues, distinctIssues } from '../contract/issues.js'
 import { ApiError } from '../contract/api-error.js'
 import type { ApiRequest } from '../contract/exchange.js'
 
@@ -108,7 +108,7 @@ export function validateBody<S extends z.ZodType>(
   const problems = checksFields ? extraFields(schema, body, '', rules.readOnly, suffix) : []
   const result = schema.safeParse(body, { reportInput: true })
   if (!result.success) {
-    for (const issue of result.error.issues) {
+    for (const issue of distinctIssues(result.error.issues)) {
       // Unknown keys were reported above, each with its path.
       if (checksFields && issue.code === 'unrecognized_keys') continue
       problems.push(...describeIssues(issue))

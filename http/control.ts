@@ -334,14 +334,12 @@ function controlRoutes(catalog: Catalog): Route<ControlOperation>[] {
             body: overrideInputSchema(),
           },
           async run({ instance, readJson }) {
-            let bytes = 0
-            const body = await readJson(undefined, (count) => (bytes = count))
-            const input = validateBody(overrideInputSchema(), body, {
+            const input = validateBody(overrideInputSchema(), await readJson(), {
               strict: false,
               closed: true,
               readOnly: [],
             })
-            return success(addOverride(instance, input, bytes || undefined), 201)
+            return success(addOverride(instance, input), 201)
           },
         },
         DELETE: {
@@ -412,10 +410,9 @@ function controlRoutes(catalog: Catalog): Route<ControlOperation>[] {
 export function addOverride(
   instance: SandboxInstance,
   input: Parameters<SandboxInstance['overrides']['add']>[0],
-  bytes?: number,
 ) {
   try {
-    return instance.overrides.add(input, bytes)
+    return instance.overrides.add(input)
   } catch (error) {
     if (!(error instanceof OverrideBoundError)) throw error
     throw error.kind === 'too-large'

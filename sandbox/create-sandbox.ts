@@ -14,7 +14,7 @@ import { SandboxInstance, withSequences } from '../state/instance.js'
 import type { JournalEntry, JournalFilter } from '../state/journal.js'
 import type { Override, OverrideInput } from '../state/overrides.js'
 import type { ParsedOverride } from '../state/overrides.js'
-import { OverrideBoundError, parseOverride } from '../state/overrides.js'
+import { OverrideBoundError, Overrides, parseOverride } from '../state/overrides.js'
 import { claims, createHandlers, toFetchResponse } from './msw-handlers.js'
 import { openApiResponse } from './openapi-response.js'
 import type { ResolvedOptions, SandboxOptions } from './options.js'
@@ -86,6 +86,20 @@ export function createSandbox(options: SandboxOptions = {}): Sandbox {
   const seed = seedCatalog(catalog, { ...resolved.counts, seed: resolved.seed }, options.onProgress)
   const issued = new WeakSet<object>()
   const tables = catalog.resources.map((resource) => resource.table)
+  // The overrides every sandbox starts with, validated once, each naming its place when bad.
+  const startOverrides = (options.overrides ?? []).map((input, index) =>
+    parseOverride(input, `Invalid override overrides[${index}]`),
+  )
+  const fits = new Overrides(resolved.limits.overrides)
+  for (const [index, override] of startOverrides.entries()) {
+    try {
+      fits.add(override)
+    } catch (error) {
+      throw new RangeError(`Invalid override overrides[${index}]: ${(error as Error).message}`, {
+        cause: error,
+      })
+    }
+  }
   const makeInstance = (name: string | null) =>
     new SandboxInstance({
       name,
@@ -97,6 +111,7 @@ export function createSandbox(options: SandboxOptions = {}): Sandbox {
       clock: resolved.now,
       limits: resolved.limits,
       onProgress: name === null ? options.onProgress : undefined,
+      overrides: startOverrides,
     })
   const registry = new InstanceRegistry(
     makeInstance(null),
@@ -181,8 +196,6 @@ export function createSandbox(options: SandboxOptions = {}): Sandbox {
     },
     instance: (name = null) => registry.get(name),
   }
-  for (const [index, input] of (options.overrides ?? []).entries())
-    addOverride(main, parseOverride(input, `Invalid override overrides[${index}]`))
   answers.set(sandbox, answerRequest)
   return sandbox
 }

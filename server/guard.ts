@@ -34,7 +34,8 @@ export function isLoopback(hostname: string): boolean {
 function hostnameOf(host: string): string {
   const bracketed = /^\[([^\]]*)\](?::\d*)?$/.exec(host)
   if (bracketed) return `[${bracketed[1]!.toLowerCase()}]`
-  return host.replace(/:\d*$/, '').toLowerCase()
+  // A fully qualified name's trailing dot (`sandbox.test.`) names the same host.
+  return host.replace(/:\d*$/, '').replace(/\.$/, '').toLowerCase()
 }
 
 /**

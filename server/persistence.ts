@@ -35,8 +35,12 @@ import { checkSnapshot } from '../resources/document.js'
 import type { Persistence, PersistenceStatus } from '../state/instance.js'
 import { logLine, replayLog } from './data-log.js'
 
-/** After this long without writes, the log is folded into the data file. */
+/**
+ * After this long without writes, the log is folded into the data file; at least ten times
+ * what the last fold took (a big file takes seconds, and writes wait meanwhile), at most a minute.
+ */
 const IDLE_MS = 250
+const MAX_IDLE_MS = 60_000
 /** The log is also folded in once it holds this many bytes, or half the data file's size if more. */
 const COMPACT_BYTES = 1024 * 1024
 /** A data file that could not be written is tried again after this long, doubling up to the max. */
@@ -127,6 +131,8 @@ export class DataFile implements Persistence {
   /** Why the data file itself could not be written lately (its changes wait in the log). */
   #fileError: string | null = null
   #lastSavedAt: string | null = null
+  /** How long the last whole-file write took. */
+  #lastWriteMs = 0
   #known: Known | null = null
   #reserve = false
   /** Lines of a log the last run left, applied at start. */
@@ -451,7 +457,8 @@ export class DataFile implements Persistence {
   #parse(text: string, running = true): Snapshot | string {
     let parsed: unknown
     try {
-      parsed = JSON.parse(text)
+      // An editor's byte order mark is no part of the JSON.
+      parsed = JSON.parse(text.replace(/^\uFEFF/, ''))
     } catch (error) {
       return `is not valid JSON: ${(error as Error).message}`
     }
@@ -484,11 +491,14 @@ export class DataFile implements Persistence {
   #afterFlush(): void {
     if (this.#closed || this.#logChanges === 0 || this.#retryTimer) return
     clearTimeout(this.#idleTimer)
-    this.#idleTimer = setTimeout(() => {
-      this.#idleTimer = undefined
-      this.#compactDue = true
-      this.#kick()
-    }, IDLE_MS)
+    this.#idleTimer = setTimeout(
+      () => {
+        this.#idleTimer = undefined
+        this.#compactDue = true
+        this.#kick()
+      },
+      Math.min(MAX_IDLE_MS, Math.max(IDLE_MS, 10 * this.#lastWriteMs)),
+    )
     this.#idleTimer.unref?.()
   }
 
@@ -712,6 +722,7 @@ export class DataFile implements Persistence {
    * since this server last looked is kept beside the file first, and reported.
    */
   async #writeFile(snapshot: Snapshot): Promise<void> {
+    const started = performance.now()
     const text = this.#serialize(snapshot)
     const temp = this.#tempPath()
     // The file's mode and owner as they are now (someone may have changed them meanwhile).
@@ -744,6 +755,7 @@ export class DataFile implements Persistence {
     this.#known = await this.#stat()
     this.#fileBytes = text.length
     this.#lastSavedAt = new Date().toISOString()
+    this.#lastWriteMs = performance.now() - started
   }
 
   /**

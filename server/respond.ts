@@ -31,6 +31,8 @@ export function sendAnswer(
   const headers: Record<string, string | number> = answer.headers
   for (const name in frame) headers[name] ??= frame[name]!
   if (answer.body !== null) headers['content-length'] = Buffer.byteLength(answer.body)
+  // 205 has no content, and Node would frame it as a chunked body: zero, said outright.
+  else if (answer.status === 205) headers['content-length'] = 0
   try {
     res.writeHead(answer.status, headers)
   } catch (error) {
@@ -46,7 +48,13 @@ export function sendAnswer(
     res.end(body)
     return
   }
-  res.end(answer.body ?? undefined)
+  // A string body is written together with the headers, in its encoding (UTF-8): headers with
+  // Latin-1 characters go out first, as Latin-1, beside a body given as bytes.
+  res.end(
+    answer.body !== null && answer.latin1Headers
+      ? Buffer.from(answer.body)
+      : (answer.body ?? undefined),
+  )
 }
 
 /** Sets the frame's headers on a response another writer (a page, MSW) will complete. */

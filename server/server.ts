@@ -284,7 +284,11 @@ function requestListener(sandbox: Sandbox, options: ListenerOptions) {
       const error = ApiError.of('invalidParameter', 'the request target is not a valid path')
       return sendAnswer(req, res, failure(error), frame)
     }
-    const refusal = options.hosts(req.headers.host)
+    // An absolute-form target (`GET http://other.host/users`) names its host itself (RFC 9112
+    // §3.2.2): checked as well as the Host header.
+    const refusal =
+      options.hosts(req.headers.host) ??
+      ((req.url ?? '/').startsWith('/') ? null : options.hosts(url.host))
     if (refusal) return refuse(req, res, refusal, frame)
     const outcome = cors(req, options.origins, frame)
     if (outcome === 'preflight') {

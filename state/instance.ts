@@ -2,6 +2,7 @@ import type { ProgressReporter } from '../db/progress.js'
 import type { Document, Snapshot, TableSpec } from '../db/store.js'
 import { Store } from '../db/store.js'
 import { Journal } from './journal.js'
+import type { ParsedOverride } from './overrides.js'
 import { Overrides } from './overrides.js'
 import { createPrng, hashString } from './prng.js'
 import type { RuntimeConfig } from './runtime-config.js'
@@ -29,6 +30,8 @@ export interface InstanceOptions {
   limits: SandboxLimits
   /** Hears how loading the seed into this sandbox's indexes advances. */
   onProgress?: ProgressReporter | undefined
+  /** Overrides every sandbox starts with (`--overrides`), again after a full reset. */
+  overrides?: readonly ParsedOverride[]
 }
 
 /** How the data file of a sandbox is doing (`GET /__sandbox`, CONTRACT C3). */
@@ -91,6 +94,7 @@ export class SandboxInstance {
     this.sessions = new Sessions(options.tokenTtl, options.clock, options.limits.maxSessions)
     this.journal = new Journal(options.limits.journal)
     this.overrides = new Overrides(options.limits.overrides)
+    for (const override of options.overrides ?? []) this.overrides.add(override)
     this.config = { ...options.config }
     this.faultRandom = this.#random(1)
     this.delayRandom = this.#random(2)
@@ -137,6 +141,7 @@ export class SandboxInstance {
     this.resetData()
     this.journal.clear()
     this.overrides.clear()
+    for (const override of this.#options.overrides ?? []) this.overrides.add(override)
     this.config = { ...this.#options.config }
   }
 

@@ -1,6 +1,7 @@
 import * as z from 'zod'
 import { documented } from '../contract/registry.js'
-import { describeIssues } from '../contract/issues.js'
+import { describeIssues, distinctIssues } from '../contract/issues.js'
+import { jsonFootprint } from '../contract/json-size.js'
 import { once } from '../contract/once.js'
 import { statusHeaders } from '../contract/api-error.js'
 import { codeForStatus, codes } from '../contract/codes.js'
@@ -15,8 +16,14 @@ export type OverrideMethod = (typeof overrideMethods)[number]
 
 /** Entries of a sequence (`responses`) at most. */
 export const MAX_SEQUENCE = 100
-/** Query parameters or headers one override may require at most. */
+/** Query parameters or headers one override may require, or response headers it may send, at most. */
 const MAX_CONDITIONS = 50
+/** Bytes of response headers one override may send (clients refuse answers with huge headers). */
+const MAX_HEADER_BYTES = 8 * 1024
+/** Characters of JSON a body condition may hold: every request on its path is compared with it. */
+const MAX_BODY_CONDITION = 16 * 1024
+/** How deep an override's JSON may nest (as request bodies: CONTRACT C3). */
+const MAX_DEPTH = 64
 
 /**
  * The lowest status an override may answer: a 1xx is an interim answer, never a final one (a
@@ -26,6 +33,14 @@ export const MIN_OVERRIDE_STATUS = 200
 
 /** Response headers: each name and value as HTTP allows, none the server owns (framing, connection). */
 const responseHeadersSchema = z.record(z.string(), z.string()).superRefine((headers, context) => {
+  const names = Object.keys(headers)
+  const bytes = names.reduce((sum, name) => sum + name.length + headers[name]!.length + 4, 0)
+  if (names.length > MAX_CONDITIONS || bytes > MAX_HEADER_BYTES)
+    context.addIssue({
+      code: 'custom',
+      path: [],
+      message: `must be at most ${MAX_CONDITIONS} headers and ${MAX_HEADER_BYTES} bytes (got ${names.length} headers, ${bytes} bytes)`,
+    })
   for (const [name, value] of Object.entries(headers)) {
     const problem =
       headerNameProblem(name) ??
@@ -143,9 +158,13 @@ export const overrideInputSchema = once(() =>
             .min(1)
             .max(2000)
             .regex(
-              /^\/[^?#\s]*$/,
-              'must be a path starting with / (like /users/{user_id}), without a query, fragment or spaces',
-            ),
+              /^\/[^?#\s\x00-\x1f\x7f]*$/,
+              'must be a path starting with / (like /users/{user_id}), without a query, fragment, spaces or control characters',
+            )
+            .superRefine((path, context) => {
+              const problem = pathProblem(path)
+              if (problem) context.addIssue({ code: 'custom', message: problem })
+            }),
           {
             description:
               'Relative to the base path: a route template (`/users/{user_id}`) matches every id, a concrete path (`/users/5`) that one; a path the API lacks makes a stub.',
@@ -164,10 +183,18 @@ export const overrideInputSchema = once(() =>
           description:
             'Every listed request header must be present with this value (names case-insensitive).',
         }),
-        body: documented(z.unknown(), {
-          description:
-            "The request's JSON body must contain this value: every key of an object present with a matching value, recursively; arrays and scalars equal.",
-        }).optional(),
+        body: documented(
+          z
+            .unknown()
+            .refine(
+              (value) => (JSON.stringify(value) ?? '').length <= MAX_BODY_CONDITION,
+              `must be at most ${MAX_BODY_CONDITION} characters of JSON`,
+            ),
+          {
+            description:
+              "The request's JSON body must contain this value: every key of an object present with a matching value, recursively; arrays and scalars equal.",
+          },
+        ).optional(),
         times: documented(z.int().min(1).max(1_000_000_000).optional(), {
           description: 'Matching requests it answers, then it is removed. Default: unlimited.',
         }),
@@ -205,9 +232,14 @@ type ParsedInput = ParsedOverride
  * each bad field after `prefix` (`Invalid override: response.status: must be from 200 to 599`).
  */
 export function parseOverride(input: unknown, prefix = 'Invalid override'): ParsedOverride {
+  // Checked before the schema walks it (recursively): as request bodies are (CONTRACT C3).
+  if (jsonFootprint(input, MAX_DEPTH).tooDeep)
+    throw new TypeError(`${prefix}: override: must not nest deeper than ${MAX_DEPTH} levels`)
   const parsed = overrideInputSchema().safeParse(input, { reportInput: true })
   if (parsed.success) return parsed.data
-  const problems = parsed.error.issues.flatMap((issue) => describeIssues(issue, 'override'))
+  const problems = distinctIssues(parsed.error.issues).flatMap((issue) =>
+    describeIssues(issue, 'override'),
+  )
   throw new TypeError(`${prefix}: ${problems.join('; ')}`)
 }
 
@@ -249,23 +281,47 @@ export const overrideSchema = once(() =>
   ),
 )
 
+/** Why an override's path could never match a request, or null when it can. */
+function pathProblem(path: string): string | null {
+  if (path === '/__sandbox' || path.startsWith('/__sandbox/'))
+    return 'must not be under /__sandbox: the control API cannot be overridden'
+  const segments = path.replace(/\/$/, '').split('/').slice(1)
+  if (path !== '/' && segments.some((segment) => segment === ''))
+    return 'must not have empty segments (//): no request reaches such a path'
+  for (const segment of segments) {
+    if (/^:\w+$/.test(segment))
+      return `names a parameter as ${segment}: write it in braces, like {${segment.slice(1)}}`
+    if (/[{}]/.test(segment) && !/^\{\w+\}$/.test(segment))
+      return `has '${segment}': a parameter is a whole segment, like {user_id}`
+  }
+  return null
+}
+
+/** Characters the URL parser percent-encodes in a path (WHATWG URL's path set, braces aside). */
+const PATH_ENCODED = /[\u0000-\u0020"#<>?`\u007f-\uffff]/g
+
 /**
- * The segments of a path as the router sees them: a trailing slash dropped, each segment
- * percent-decoded (so `/caf%C3%A9` and `/café`, `%7e` and `%7E` are one path); null for a path
- * no route can match (an empty segment, `//x`).
+ * A path segment as the router sees it in a request's URL: characters the URL parser would
+ * encode are encoded (`café` as `caf%C3%A9`), escapes in upper case (`%7e` is `%7E`); nothing
+ * is decoded, as the router decodes nothing (`/users/%33` is no user id).
+ */
+function canonicalSegment(segment: string): string {
+  return segment
+    .replace(/%[0-9a-f]{2}/gi, (escape) => escape.toUpperCase())
+    .replace(PATH_ENCODED, (char) => encodeURIComponent(char))
+}
+
+/**
+ * The segments of a path as the router sees them, a trailing slash dropped; null for a path no
+ * route can match (an empty segment, `//x`).
  */
 export function pathSegments(path: string): string[] | null {
   const trimmed = path.length > 1 && path.endsWith('/') ? path.slice(0, -1) : path
   if (trimmed === '/' || trimmed === '') return []
-  const parts = trimmed.split('/').slice(1)
   const segments: string[] = []
-  for (const part of parts) {
+  for (const part of trimmed.split('/').slice(1)) {
     if (part === '') return null
-    try {
-      segments.push(decodeURIComponent(part))
-    } catch {
-      segments.push(part)
-    }
+    segments.push(/^\{\w+\}$/.test(part) ? part : canonicalSegment(part))
   }
   return segments
 }
@@ -329,9 +385,7 @@ export interface OverrideLimits {
   bytes: number
 }
 
-/** What an override costs in memory for each byte of its JSON (parsed objects, strings in UTF-16). */
-const BYTES_PER_JSON_BYTE = 3
-/** What every override costs besides its JSON (matcher, record). */
+/** What every override costs besides its values (matcher, record). */
 const OVERRIDE_OVERHEAD = 512
 
 /** Refused: too many overrides, or too many bytes of them (the caller answers 413 or 429). */
@@ -356,10 +410,10 @@ export class Overrides {
 
   /**
    * Stores an already validated override; past the sandbox's bounds, an
-   * {@link OverrideBoundError} (`jsonBytes`: the size of its JSON, when known).
+   * {@link OverrideBoundError}. Its memory is estimated from its shape, not its JSON's length.
    */
-  add(input: ParsedInput, jsonBytes = JSON.stringify(input).length): Override {
-    const bytes = OVERRIDE_OVERHEAD + jsonBytes * BYTES_PER_JSON_BYTE
+  add(input: ParsedInput): Override {
+    const bytes = OVERRIDE_OVERHEAD + jsonFootprint(input).bytes
     if (bytes > this.limits.bytes) {
       throw new OverrideBoundError(
         `override too large: it takes about ${bytes} bytes, over the ${this.limits.bytes} bytes overrides may take in one sandbox (--overrides-bytes)`,
@@ -625,19 +679,25 @@ export function overrideAnswer(response: OverrideResponse, allow: string): ApiRe
     ...statusHeaders[status],
     ...(status === 405 ? { allow } : {}),
   }
+  let latin1 = false
   for (const [name, value] of Object.entries(response.headers ?? {})) {
     const lower = name.toLowerCase()
     if (headerNameProblem(name) || headerValueProblem(value) || SERVER_OWNED_HEADERS.has(lower))
       throw new Error(`override header ${name} cannot be sent`)
-    headers[lower] = value
+    // The server's answers vary by Origin (CORS): an override's own Vary keeps that.
+    headers[lower] = lower === 'vary' && !/\borigin\b/i.test(value) ? `${value}, Origin` : value
+    if (/[^\x00-\x7e]/.test(value)) latin1 = true
   }
-  const noBody = status === 204 || status === 304
+  const marks = latin1 ? { latin1Headers: true } : {}
+  // Statuses that never carry content (RFC 9110: 204, 205 Reset Content, 304).
+  const noBody = status === 204 || status === 205 || status === 304
   if (response.body !== undefined) {
     return {
       status,
       code: null,
       headers: { 'content-type': JSON_CONTENT_TYPE, ...headers },
       body: noBody ? null : JSON.stringify(response.body),
+      ...marks,
     }
   }
   const known = codeForStatus[status]
@@ -650,5 +710,6 @@ export function overrideAnswer(response: OverrideResponse, allow: string): ApiRe
     code,
     headers: { 'content-type': JSON_CONTENT_TYPE, ...headers },
     body: noBody ? null : JSON.stringify(envelope),
+    ...marks,
   }
 }

@@ -1,3 +1,6 @@
+import { mkdtempSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
 import { createSandboxServer } from '../../node/index.js'
 import { countsFor } from '../scenarios.js'
 import { reportCpu } from './report-cpu.js'
@@ -6,12 +9,19 @@ import { reportCpu } from './report-cpu.js'
  * The sandbox server as users run it (bundled to plain JavaScript by the bench, as `npm run build` would compile it). Reports how long it took to
  * seed and start, and its memory (RSS) after start and once settled (after a full GC).
  */
-const [users, transport = 'fast'] = process.argv.slice(2)
+const [users, transport = 'fast', data = 'none'] = process.argv.slice(2)
 const started = performance.now()
 const server = await createSandboxServer({
   port: 0,
   ...countsFor(Number(users)),
   transport: transport as 'fast' | 'msw',
+  // `data`: a data file in a fresh temp folder, every write acknowledged once durable.
+  ...(data === 'none'
+    ? {}
+    : {
+        data: join(mkdtempSync(join(tmpdir(), 'shop-sandbox-bench-')), 'data.json'),
+        dataFormat: data === 'compact' ? ('compact' as const) : ('pretty' as const),
+      }),
 })
 const startMs = performance.now() - started
 const rssMb = process.memoryUsage().rss / 1e6

@@ -188,6 +188,21 @@ describe('shop-sandbox CLI', () => {
     )
   })
 
+  it('--overrides: a byte order mark is fine; past --max-overrides the line names the file and entry', async () => {
+    const dir = await mkdtemp(join(tmpdir(), 'shop-sandbox-overrides-'))
+    const file = join(dir, 'overrides.json')
+    const entry = (i: number) => ({ path: `/stub/${i}`, response: { status: 200 } })
+    await writeFile(file, `\uFEFF${JSON.stringify([entry(0)])}`)
+    const { url } = await start('--port', '0', '--quiet', '--overrides', file)
+    expect((await fetch(`${url}/stub/0`)).status).toBe(200)
+    await writeFile(file, JSON.stringify(Array.from({ length: 3 }, (_, i) => entry(i))))
+    const full = await cli('--port', '0', '--max-overrides', '2', '--overrides', file)
+    expect(full.code).toBe(1)
+    expect(full.stderr.trim()).toBe(
+      `shop-sandbox: --overrides ${file}, entry [2]: this sandbox already has 2 overrides, the most it keeps (--max-overrides); remove some (DELETE /__sandbox/overrides)`,
+    )
+  })
+
   it('says so when the port is taken', async () => {
     const first = await start('--port', '0')
     const port = new URL(first.url).port

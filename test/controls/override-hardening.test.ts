@@ -36,6 +36,46 @@ describe('overrides are validated field by field (422 naming the field)', () => 
     expect(reply.body.message).toContain(message)
   })
 
+  it('response headers are bounded: at most 50 and 8 KiB (an answer with huge headers stalls clients)', async () => {
+    const many = Object.fromEntries(Array.from({ length: 60 }, (_, i) => [`h${i}`, 'v']))
+    const reply = await override({ path: '/users', response: { status: 200, headers: many } })
+    expect(reply.status).toBe(422)
+    expect(reply.body.message).toContain(
+      'response.headers: must be at most 50 headers and 8192 bytes',
+    )
+    const long = await override({
+      path: '/users',
+      response: {
+        status: 200,
+        headers: {
+          'X-Long': 'x'.repeat(3000),
+          'X-Longer': 'y'.repeat(3000),
+          'X-Longest': 'z'.repeat(3000),
+        },
+      },
+    })
+    expect(long.status).toBe(422)
+  })
+
+  it('a body condition is bounded (every request on its path is compared with it)', async () => {
+    const keys = Object.fromEntries(Array.from({ length: 2000 }, (_, i) => [`k${i}`, i]))
+    const reply = await override({ path: '/stub', body: keys, response: { status: 200 } })
+    expect(reply.status).toBe(422)
+    expect(reply.body.message).toContain('body: must be at most 16384 characters of JSON')
+  })
+
+  it.each([
+    ['/a//b', 'must not have empty segments'],
+    ['/users/{user_id}x', "has '{user_id}x': a parameter is a whole segment"],
+    ['/users/:id', 'names a parameter as :id: write it in braces, like {id}'],
+    ['/__sandbox/overrides', 'the control API cannot be overridden'],
+    ['/a\u0000b', 'without a query, fragment, spaces or control characters'],
+  ])('a path no request could reach (%s) is refused', async (path, message) => {
+    const reply = await override({ path, response: { status: 200 } })
+    expect(reply.status).toBe(422)
+    expect(reply.body.message).toContain(message)
+  })
+
   it('an unknown key is named once, without calling it strict mode', async () => {
     const reply = await override({ path: '/users', response: { status: 200 }, colour: 'red' })
     expect(reply.body.message).toBe('validation failed: colour: is not a known field')
@@ -44,7 +84,7 @@ describe('overrides are validated field by field (422 naming the field)', () => 
   it('a path is described in words, not as a regular expression', async () => {
     const reply = await override({ path: 'users?x', response: { status: 200 } })
     expect(reply.body.message).toBe(
-      'validation failed: path: must be a path starting with / (like /users/{user_id}), without a query, fragment or spaces',
+      'validation failed: path: must be a path starting with / (like /users/{user_id}), without a query, fragment, spaces or control characters',
     )
   })
 
@@ -74,15 +114,23 @@ describe('overrides are validated field by field (422 naming the field)', () => 
 })
 
 describe('overrides match the paths the router accepts', () => {
-  it('a template matches a trailing slash and percent-encoded segments; so does the journal filter', async () => {
+  it('a template matches a trailing slash, as the router does; so does the journal filter', async () => {
     await override({ path: '/users/{user_id}', response: { status: 200, data: 'stub' } })
     const reply = await call('GET', '/users/3/', { overridden: true })
     expect(reply.body.data).toBe('stub')
     const journal = await call('GET', '/__sandbox/requests?path=/users/{user_id}', { token: null })
     expect(journal.body.data.total).toBe(1)
+  })
+
+  it('paths compare as the router sees them: encoded as a URL is, escapes in any case, nothing decoded', async () => {
     await override({ path: '/files/café', response: { status: 200, data: 'accent' } })
     expect((await call('GET', '/files/caf%C3%A9', { overridden: true })).body.data).toBe('accent')
     expect((await call('GET', '/files/caf%c3%a9/', { overridden: true })).body.data).toBe('accent')
+    // The router does not decode `%33` into a user id: neither does a concrete override.
+    await override({ path: '/users/3', response: { status: 200, data: 'three' } })
+    const encoded = await call('GET', '/users/%33')
+    expect(encoded.status).toBe(400)
+    expect(encoded.body.message).toBe("user_id must be a positive integer, got '%33'")
   })
 
   it('a method-less override applies only to the methods of its route: 405 comes first', async () => {
@@ -156,10 +204,46 @@ describe('overrides are bounded per sandbox (CONTRACT C3)', () => {
     expect(() => small.override({ path: '/c', response: { status: 200 } })).toThrow(RangeError)
   })
 
-  it("overrides count in their sandbox's memory estimate", () => {
+  it("overrides count in their sandbox's memory estimate, by their shape, not their JSON's length", () => {
     const instance = sandbox.instance('measured')
     const before = instance.estimatedBytes
     instance.overrides.add({ path: '/x', response: { status: 200, data: 'y'.repeat(10_000) } })
     expect(instance.estimatedBytes - before).toBeGreaterThan(10_000)
+    // 100,000 empty objects: 700 KB of JSON, some 6 MB of heap (V8 takes ~60 bytes an object).
+    const middle = instance.estimatedBytes
+    const empties = Array.from({ length: 100_000 }, () => ({}))
+    instance.overrides.add({ path: '/y', response: { status: 200, body: empties } })
+    expect(instance.estimatedBytes - middle).toBeGreaterThan(6_000_000)
+  })
+
+  it('an override nested deeper than 64 levels is refused before it is walked', () => {
+    let deep: unknown = 1
+    for (let level = 0; level < 5000; level++) deep = [deep]
+    expect(() =>
+      sandbox.override({ path: '/deep', response: { status: 200, body: deep } }),
+    ).toThrow('Invalid override: override: must not nest deeper than 64 levels')
+  })
+
+  it('start overrides (the overrides option, --overrides) are every sandbox’s, again after a full reset', async () => {
+    const started = createSandbox({
+      overrides: [{ method: 'GET', path: '/ping', response: { status: 200, data: 'pong' } }],
+    })
+    const ping = (id?: string) =>
+      started.fetch('/ping', id ? { headers: { 'x-sandbox-id': id } } : {}).then((r) => r.json())
+    expect((await ping()).data).toBe('pong')
+    expect((await ping('worker-1')).data).toBe('pong')
+    await started.fetch('/__sandbox/overrides', { method: 'DELETE' })
+    expect((await ping()).code).toBe(40400)
+    await started.fetch('/__sandbox', { method: 'DELETE' })
+    expect((await ping()).data).toBe('pong')
+    expect(() =>
+      createSandbox({
+        maxOverrides: 1,
+        overrides: [
+          { path: '/a', response: { status: 200 } },
+          { path: '/b', response: { status: 200 } },
+        ],
+      }),
+    ).toThrow(/^Invalid override overrides\[1\]: this sandbox already has 1 overrides/)
   })
 })

@@ -1,4 +1,5 @@
 import { request as httpRequest } from 'node:http'
+import { connect } from 'node:net'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import type { SandboxServer } from '../../node/index.js'
 import { createSandboxServer } from '../../node/index.js'
@@ -94,5 +95,101 @@ describe('the last-resort guard: an answer that cannot be written is a logged 50
     expect((await response.json()).code).toBe(50000)
     expect(errors).toHaveLength(1)
     await new Promise((resolve) => raw.close(resolve))
+  })
+})
+
+describe.each(['fast', 'msw'] as const)('bytes on the wire (--transport %s)', (transport) => {
+  let server: SandboxServer
+  beforeAll(async () => {
+    server = await createSandboxServer({ port: 0, transport, allowedHosts: ['sandbox.test'] })
+  })
+  afterAll(() => server.close())
+
+  /** Raw bytes of one answer. */
+  const rawAnswer = (lines: string[]) =>
+    new Promise<Buffer>((resolve) => {
+      const socket = connect(server.port, '127.0.0.1')
+      const chunks: Buffer[] = []
+      socket.on('data', (chunk) => chunks.push(chunk))
+      socket.on('close', () => resolve(Buffer.concat(chunks)))
+      socket.end(`${lines.join('\r\n')}\r\n\r\n`)
+    })
+  const add = (body: unknown) =>
+    fetch(`${server.url}/__sandbox/overrides`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify(body),
+    })
+
+  it('a Latin-1 header value goes out as Latin-1 bytes, beside a body (not as UTF-8)', async () => {
+    await add({
+      path: '/users',
+      method: 'GET',
+      response: { status: 200, headers: { 'X-Ok': 'café' } },
+    })
+    const bytes = await rawAnswer([
+      'GET /users HTTP/1.1',
+      'Host: 127.0.0.1',
+      'Authorization: Bearer sandbox-admin-token',
+      'Connection: close',
+    ])
+    expect(bytes.includes(Buffer.from('x-ok: caf\xe9\r\n', 'latin1'))).toBe(true)
+    expect(
+      (
+        await fetch(`${server.url}/users`, {
+          headers: { authorization: 'Bearer sandbox-admin-token' },
+        })
+      ).headers.get('x-ok'),
+    ).toBe('café')
+    await fetch(`${server.url}/__sandbox/overrides`, { method: 'DELETE' })
+  })
+
+  it('205 Reset Content carries no content, as RFC 9110 says', async () => {
+    await add({ path: '/users', method: 'GET', response: { status: 205, body: { a: 1 } } })
+    const text = (
+      await rawAnswer([
+        'GET /users HTTP/1.1',
+        'Host: 127.0.0.1',
+        'Authorization: Bearer sandbox-admin-token',
+        'Connection: close',
+      ])
+    ).toString('latin1')
+    expect(text.startsWith('HTTP/1.1 205')).toBe(true)
+    expect(text.split('\r\n\r\n')[1]).toBe('')
+    await fetch(`${server.url}/__sandbox/overrides`, { method: 'DELETE' })
+  })
+
+  it("an override's Vary keeps the server's Vary: Origin", async () => {
+    await add({
+      path: '/users',
+      method: 'GET',
+      response: { status: 200, headers: { Vary: 'Accept' } },
+    })
+    const response = await fetch(`${server.url}/users`, {
+      headers: { authorization: 'Bearer sandbox-admin-token' },
+    })
+    expect(response.headers.get('vary')).toBe('Accept, Origin')
+    await fetch(`${server.url}/__sandbox/overrides`, { method: 'DELETE' })
+  })
+
+  it('a Host with a trailing dot is the same host; an absolute-form target is checked too', async () => {
+    const dotted = (
+      await rawAnswer([
+        `GET /__sandbox HTTP/1.1`,
+        `Host: sandbox.test.:${server.port}`,
+        'Connection: close',
+      ])
+    ).toString('latin1')
+    expect(dotted.startsWith('HTTP/1.1 200')).toBe(true)
+    const absolute = (
+      await rawAnswer([
+        `GET http://evil.test/users/1 HTTP/1.1`,
+        'Host: 127.0.0.1',
+        'Authorization: Bearer sandbox-admin-token',
+        'Connection: close',
+      ])
+    ).toString('latin1')
+    expect(absolute.startsWith('HTTP/1.1 403')).toBe(true)
+    expect(absolute).toContain("host 'evil.test' is not allowed")
   })
 })
