@@ -9,9 +9,9 @@ import { ADMIN_TOKEN, MEMBER_TOKEN } from './shop/accounts.js'
 
 export { ADMIN_TOKEN, MEMBER_TOKEN }
 export { ApiError } from './contract/api-error.js'
-export type { BusinessCode, CodeName, CodeSpec } from './contract/codes.js'
-export { codes, ErrorCode } from './contract/codes.js'
-export type { Envelope, ErrorEnvelope, ListPayload, SuccessEnvelope } from './contract/envelope.js'
+export type { CodeDefinition, CodeSpec, GenericCodeName } from './contract/codes.js'
+export { codes as genericCodes } from './contract/codes.js'
+export type { ListPayload, SuccessEnvelope } from './contract/envelope.js'
 export type { ApiRequest, ApiResponse } from './contract/exchange.js'
 export {
   activitySchema,
@@ -26,10 +26,13 @@ export { Store } from './db/store.js'
 export { Table } from './db/table.js'
 export type {
   Action,
+  AnyResourceDefinition,
   ConflictCode,
   DataService,
+  FieldOf,
   Link,
   Permission,
+  RecordOf,
   ResourceDefinition,
   ResourceRules,
   SeedContext,
@@ -37,24 +40,44 @@ export type {
   UniqueKey,
 } from './resources/define.js'
 export { defineResource } from './resources/define.js'
+export type { AccountsDefinition, ApiDefinition, FixedToken } from './resources/api.js'
+export { defineApi } from './resources/api.js'
 export { REFERENCE_DATE, timeline, uniqueValue } from './resources/seed.js'
 export { fixedAccounts, fixedTokens, SEED_PASSWORD } from './shop/accounts.js'
-export type { DbDocument, DbSnapshot, SeedOptions, ShopStore } from './shop/index.js'
+export type {
+  BusinessCode,
+  CodeName,
+  DbDocument,
+  DbSnapshot,
+  Envelope,
+  ErrorEnvelope,
+  SeedOptions,
+  ShopStore,
+} from './shop/index.js'
 export {
   checkDocument,
   dbDocumentSchema,
+  ErrorCode,
   seedData,
   seedDefaults,
+  shopApi,
+  shopCodeTable as codes,
   shopResources,
 } from './shop/index.js'
+export { shopCodes } from './shop/codes.js'
 export * from './shop/schemas.js'
-export type { Sandbox } from './sandbox/create-sandbox.js'
-export { createSandbox } from './sandbox/create-sandbox.js'
-export type { ResolvedOptions, SandboxOptions } from './sandbox/options.js'
+export type { ApiDocument, ApiSnapshot, ApiStore } from './sandbox/create-sandbox.js'
+export type {
+  Sandbox,
+  ShopApi,
+  ShopSandboxOptions,
+  ShopSandboxOptions as SandboxOptions,
+} from './shop/defaults.js'
+export { createSandbox } from './shop/defaults.js'
+export type { ResolvedOptions, SandboxOptions as ApiSandboxOptions } from './sandbox/options.js'
 export type { SandboxInstance } from './state/instance.js'
 export type { JournalEntry, JournalFilter } from './state/journal.js'
 export type { Override, OverrideInput } from './state/overrides.js'
 export type { Delay, RuntimeConfig, RuntimeConfigInput } from './state/runtime-config.js'
 export type { UnhandledStrategy } from './sandbox/unhandled.js'
-export type { OpenApiOptions } from './openapi/document.js'
-export { openApiDocument } from './openapi/document.js'
+export { openApiDocument } from './shop/defaults.js'

@@ -1,23 +1,51 @@
 import type { Argv } from 'yargs'
 import yargs from 'yargs'
-import { DEFAULT_SEED, seedLimits } from '../resources/seed.js'
-import { shopCatalog } from '../shop/index.js'
-import { optionDefaults, optionLimits } from '../sandbox/options.js'
-import { defaultRuntimeConfig } from '../state/runtime-config.js'
-import bytes from 'bytes'
-import { defaultLimits, limitBounds } from '../state/limits.js'
-import { basePathFlag, bytesFlag, delayFlag, integerFlag, rateFlag } from './flags.js'
+import type { AnyResourceDefinition } from '../resources/define.js'
+import { Catalog } from '../resources/catalog.js'
+import type { OptionName, OptionSpec } from '../sandbox/option-table.js'
+import { flagName, optionTable } from '../sandbox/option-table.js'
+import { shopApi } from '../shop/index.js'
+import { countsOf, flagOf, integerFlag } from './flags.js'
 import { init } from './init.js'
 import { printOpenApi } from './openapi.js'
 import { packageInfo } from './package-info.js'
+import { loadResources, resourcesArgument } from './resources.js'
 import { serve } from './serve.js'
 
 /** Exit code for a bad command line. */
 export const USAGE_ERROR = 2
 
+/** The table's options that are flags of `serve`, in the table's order. */
+const flagOptions = (Object.entries(optionTable) as Array<[OptionName, OptionSpec]>).filter(
+  ([, spec]) => spec.flag !== undefined,
+)
+
+/** Options whose flag names a file or module the CLI reads, or that it gathers itself. */
+const readByTheCli = new Set<OptionName>(['resources', 'overrides', 'counts', 'quiet'])
+
 /** Runs the `shop-sandbox` command line. */
 export async function runCli(argv: string[]): Promise<void> {
   const { version } = packageInfo()
+  // `--resources` is loaded before the flags are made, so its resources get a count flag each.
+  let resources: readonly AnyResourceDefinition[] = []
+  let catalog = Catalog.of(shopApi)
+  const module = resourcesArgument(argv)
+  if (module !== undefined) {
+    const loaded = await loadResources(module)
+    if (typeof loaded === 'string') {
+      console.error(`shop-sandbox: ${loaded}`)
+      process.exitCode = 1
+      return
+    }
+    try {
+      catalog = Catalog.of(shopApi, loaded)
+    } catch (error) {
+      console.error(`shop-sandbox: --resources ${module}: ${(error as Error).message}`)
+      process.exitCode = 1
+      return
+    }
+    resources = loaded
+  }
   await yargs(argv)
     .scriptName('shop-sandbox')
     .command(
@@ -57,158 +85,12 @@ export async function runCli(argv: string[]): Promise<void> {
     )
     .command(
       ['serve', '$0'],
-      `Serve the Shop API sandbox over HTTP: ${shopCatalog.names.join(', ')} (the default command)`,
+      `Serve the ${catalog.api.title} sandbox over HTTP: ${catalog.names.join(', ')} (the default command)`,
       (command) =>
-        countFlags(command)
-          .option('port', {
-            alias: 'p',
-            describe: 'Port to listen on (0: any free port)',
-            default: process.env.PORT ?? 4010,
-            defaultDescription: '$PORT or 4010',
-            coerce: integerFlag('port', 0, 65_535),
-          })
-          .option('host', { describe: 'Address to bind', default: '127.0.0.1', type: 'string' })
-          .option('seed', {
-            describe: 'Seed of the generated data',
-            default: DEFAULT_SEED,
-            coerce: integerFlag('seed', ...seedLimits),
-          })
-          .option('base-path', {
-            describe: 'Path prefix of the resources, e.g. /api',
-            default: '',
-            coerce: basePathFlag,
-          })
-          .option('token-ttl', {
-            describe: 'Lifetime of session tokens, in seconds',
-            default: optionDefaults.tokenTtl,
-            coerce: integerFlag('token-ttl', ...optionLimits.tokenTtl),
-          })
-          .option('delay', {
-            describe: 'Latency of every response: <ms> or <min>-<max>',
-            default: '0',
-            coerce: delayFlag,
-          })
-          .option('error-rate', {
-            describe: 'Share of requests answered 500/503 (0 to 1)',
-            default: defaultRuntimeConfig.errorRate,
-            coerce: rateFlag('error-rate'),
-          })
-          .option('drop-rate', {
-            describe: 'Share of requests whose connection is dropped (0 to 1)',
-            default: defaultRuntimeConfig.dropRate,
-            coerce: rateFlag('drop-rate'),
-          })
-          .option('strict', {
-            describe: 'Unknown query parameters and body fields are errors',
-            default: defaultRuntimeConfig.strict,
-            type: 'boolean',
-          })
-          .option('auth', {
-            describe: 'Require bearer tokens (--no-auth: no token acts as the admin)',
-            default: defaultRuntimeConfig.auth,
-            type: 'boolean',
-          })
-          .option('control', {
-            describe: 'Serve the control API under /__sandbox',
-            default: optionDefaults.control,
-            type: 'boolean',
-          })
-          .option('max-sandboxes', {
-            describe: 'Live X-Sandbox-Id sandboxes kept at most (least recently used dropped)',
-            default: optionDefaults.maxSandboxes,
-            coerce: integerFlag('max-sandboxes', ...optionLimits.maxSandboxes),
-          })
-          .option('journal-size', {
-            describe: "Requests kept in each sandbox's journal (0: no journal)",
-            default: defaultLimits.journal.size,
-            coerce: integerFlag('journal-size', ...limitBounds.journalSize),
-          })
-          .option('journal-body-bytes', {
-            describe:
-              'Size of a request or response body the journal keeps, redacted and cut past it (0: none)',
-            default: bytes.format(defaultLimits.journal.bodyBytes),
-            coerce: bytesFlag('journal-body-bytes', ...limitBounds.journalBodyBytes),
-          })
-          .option('journal-bytes', {
-            describe:
-              "Size one sandbox's journal may take, bodies counted (oldest entries dropped)",
-            default: bytes.format(defaultLimits.journal.bytes),
-            coerce: bytesFlag('journal-bytes', ...limitBounds.journalBytes),
-          })
-          .option('max-sessions', {
-            describe: 'Live session tokens per sandbox (POST /sessions gets 429 past it)',
-            default: defaultLimits.maxSessions,
-            coerce: integerFlag('max-sessions', ...limitBounds.maxSessions),
-          })
-          .option('sandboxes-memory', {
-            describe:
-              'Memory all X-Sandbox-Id sandboxes may hold together (least recently used dropped; default: a quarter of the heap, at most 512mb)',
-            type: 'string',
-            coerce: bytesFlag('sandboxes-memory', ...limitBounds.sandboxesMemory),
-          })
-          .option('max-document-bytes', {
-            describe: 'Largest PUT /__sandbox/db body',
-            default: bytes.format(defaultLimits.maxDocumentBytes),
-            coerce: bytesFlag('max-document-bytes', ...limitBounds.maxDocumentBytes),
-          })
-          .option('max-overrides', {
-            describe: 'Overrides one sandbox keeps at most (429 past it)',
-            default: defaultLimits.overrides.count,
-            coerce: integerFlag('max-overrides', ...limitBounds.maxOverrides),
-          })
-          .option('overrides-bytes', {
-            describe:
-              "Memory one sandbox's overrides may take (413 for one larger, 429 when full; default: a sixty-fourth of the heap, at most 32mb)",
-            type: 'string',
-            coerce: bytesFlag('overrides-bytes', ...limitBounds.overridesBytes),
-          })
-          .option('overrides', {
-            describe:
-              'Start with the overrides in this JSON file (an array, as POST /__sandbox/overrides takes)',
-            type: 'string',
-          })
-          .option('data', {
-            describe:
-              'Keep the data in this JSON file (loaded at start; a write is answered once it is on disk)',
-            type: 'string',
-          })
-          .option('data-format', {
-            describe: 'pretty: 2-space indents, as json-server writes db.json; compact: one line',
-            choices: ['pretty', 'compact'] as const,
-            default: 'pretty' as const,
-          })
-          .option('cors-origin', {
-            describe:
-              "Origin allowed to call from a browser besides loopback ones (repeatable; '*': any)",
-            type: 'string',
-            array: true,
-          })
-          .option('allowed-hosts', {
-            describe:
-              'Host name accepted besides loopback and the bound address (repeatable; all: no check)',
-            type: 'string',
-            array: true,
-            coerce: (hosts: string[]) => {
-              if (hosts.length === 0 || hosts.some((host) => host.trim() === ''))
-                throw new Error('--allowed-hosts needs a host name (or all)')
-              return hosts
-            },
-          })
-          .option('transport', {
-            describe:
-              'fast: the handlers straight from Node; msw: through MSW itself (getResponse; slower)',
-            choices: ['fast', 'msw'] as const,
-            default: 'fast' as const,
-          })
-          .option('quiet', {
-            alias: 'q',
-            describe: 'No request log',
-            default: false,
-            type: 'boolean',
-          })
+        countFlags(tableFlags(command), catalog)
           .example(
             '$0',
-            `Serve on http://127.0.0.1:4010 with ${shopCatalog.resources.map(({ name, seed }) => `${seed.count} ${name}`).join(', ')}`,
+            `Serve on http://127.0.0.1:4010 with ${catalog.resources.map(({ name, seed }) => `${seed.count} ${name}`).join(', ')}`,
           )
           .example(
             '$0 --port 8080 --base-path /api',
@@ -216,49 +98,35 @@ export async function runCli(argv: string[]): Promise<void> {
           )
           .example('$0 --users 10000 --seed 7 --quiet', 'Bigger, different data, no request log')
           .example('$0 --delay 100-400 --error-rate 0.05', 'A slow, flaky API')
-          .example('$0 --data ./sandbox-data.json', 'Keep changes across restarts'),
-      (args) =>
-        serve(
+          .example('$0 --data ./sandbox-data.json', 'Keep changes across restarts')
+          .example(
+            '$0 --resources ./my-resources.mjs --counts categories=40',
+            'Serve resources of your own beside the shop’s',
+          ),
+      (args) => {
+        const given = args as unknown as Record<string, unknown>
+        const options: Record<string, unknown> = {}
+        for (const [name] of flagOptions) {
+          if (readByTheCli.has(name) || given[name] === undefined) continue
+          options[name] = given[name]
+        }
+        if (Array.isArray(options.allowedHosts) && options.allowedHosts.includes('all'))
+          options.allowedHosts = 'all'
+        options.counts = {
+          ...Object.fromEntries(catalog.names.map((name) => [name, given[name] as number])),
+          ...countsOf(given.counts as string[] | undefined),
+        }
+        if (resources.length > 0) options.resources = resources
+        return serve(
           {
-            port: args.port,
-            host: args.host,
-            seed: args.seed,
-            counts: Object.fromEntries(
-              shopCatalog.names.map((name) => [
-                name,
-                (args as Record<string, unknown>)[name] as number,
-              ]),
-            ),
-            basePath: args.basePath,
-            tokenTtl: args.tokenTtl,
-            delay: args.delay,
-            errorRate: args.errorRate,
-            dropRate: args.dropRate,
-            strict: args.strict,
-            auth: args.auth,
-            control: args.control,
-            maxSandboxes: args.maxSandboxes,
-            journalSize: args.journalSize,
-            journalBodyBytes: args.journalBodyBytes,
-            journalBytes: args.journalBytes,
-            maxSessions: args.maxSessions,
-            maxDocumentBytes: args.maxDocumentBytes,
-            maxOverrides: args.maxOverrides,
-            ...(args.overridesBytes === undefined ? {} : { overridesBytes: args.overridesBytes }),
-            ...(args.sandboxesMemory === undefined
-              ? {}
-              : { sandboxesMemory: args.sandboxesMemory }),
-            ...(args.data ? { data: args.data, dataFormat: args.dataFormat } : {}),
-            ...(args.overrides ? { overridesFile: args.overrides } : {}),
-            ...(args.corsOrigin ? { corsOrigin: args.corsOrigin } : {}),
-            ...(args.allowedHosts
-              ? { allowedHosts: args.allowedHosts.includes('all') ? 'all' : args.allowedHosts }
-              : {}),
-            transport: args.transport,
-            quiet: args.quiet,
+            ...options,
+            quiet: given.quiet as boolean,
+            ...(given.overrides ? { overridesFile: String(given.overrides) } : {}),
+            ...(module ? { resourcesModule: module } : {}),
           },
           version,
-        ),
+        )
+      },
     )
     .epilogue('Docs: the README of shop-sandbox, or GET /docs on a running sandbox.')
     .strict()
@@ -276,9 +144,19 @@ export async function runCli(argv: string[]): Promise<void> {
     .parseAsync()
 }
 
+/** Every flag of the option table, as the table declares it. */
+function tableFlags<T>(command: Argv<T>): Argv<T> {
+  return flagOptions.reduce((flags, [name, spec]) => {
+    const flag = flagOf(name, spec)
+    // `$PORT` sets the port's default, as many hosts expect.
+    if (name === 'port' && process.env.PORT !== undefined) flag.default = process.env.PORT
+    return flags.option(flagName(name), flag)
+  }, command)
+}
+
 /** `--users`, `--products`, … : one count flag per resource, bounds and default from its definition. */
-function countFlags<T>(command: Argv<T>): Argv<T> {
-  return shopCatalog.resources.reduce(
+function countFlags<T>(command: Argv<T>, catalog: Catalog): Argv<T> {
+  return catalog.resources.reduce(
     (flags, { name, seed }) =>
       flags.option(name, {
         describe: `Number of ${name}${seed.min > 0 ? ` (at least ${seed.min})` : ''}`,

@@ -1,58 +1,135 @@
 import bytes from 'bytes'
-import { MAX_DELAY_MS } from '../state/runtime-config.js'
+import type { Options } from 'yargs'
+import type * as z from 'zod'
+import { describeIssue } from '../contract/issues.js'
+import type { OptionSpec } from '../sandbox/option-table.js'
+import { flagName } from '../sandbox/option-table.js'
 
-/** Flag parsers for the CLI: each returns the value or throws a one-line message naming the flag. */
+/**
+ * A flag of the option table as yargs takes it: its type, default and help from the table, and
+ * a parser that turns its text into the option's value, or throws one line naming the flag and
+ * saying what it takes (`--port must be an integer from 0 to 65535, got 'abc'`), in words made
+ * from the option's own schema.
+ */
+export function flagOf(name: string, spec: OptionSpec): Options {
+  const flag = spec.flag!
+  const help = spec.help
+  const shown = flag.defaultText ?? spec.defaultText
+  const common: Options = {
+    describe: help,
+    ...(flag.alias ? { alias: flag.alias } : {}),
+    ...(shown ? { defaultDescription: shown } : {}),
+  }
+  switch (flag.kind) {
+    case 'boolean':
+      return { ...common, type: 'boolean', default: spec.default as boolean }
+    case 'choice':
+      return { ...common, choices: flag.choices, default: spec.default as string }
+    case 'list':
+      return { ...common, type: 'string', array: true, coerce: listParser(name, spec) }
+    default:
+      return {
+        ...common,
+        type: 'string',
+        ...(spec.default === undefined || shown
+          ? {}
+          : {
+              default:
+                flag.kind === 'bytes' ? bytes.format(spec.default as number) : String(spec.default),
+            }),
+        coerce: parser(name, spec),
+      }
+  }
+}
 
+/** `[min, max]` of a number schema (zod keeps its bounds), optional or defaulted or not. */
+function boundsOf(schema: z.ZodType): [number, number] {
+  let inner = schema as unknown as { unwrap?: () => unknown; minValue?: number; maxValue?: number }
+  while (inner.minValue === undefined && typeof inner.unwrap === 'function')
+    inner = inner.unwrap() as typeof inner
+  return [inner.minValue!, inner.maxValue!]
+}
+
+/** Turns a flag's text into its value, or throws the flag's one-line message. */
+export function parser(name: string, spec: OptionSpec): (raw: unknown) => unknown {
+  const flag = `--${flagName(name)}`
+  return (raw) => {
+    if (raw === undefined) return undefined
+    const text = String(raw)
+    const schema = spec.schema()
+    switch (spec.flag!.kind) {
+      case 'path':
+        return text
+      case 'integer': {
+        const [min, max] = boundsOf(schema)
+        const value = /^-?\d+$/.test(text) ? Number(text) : Number.NaN
+        if (!Number.isSafeInteger(value) || !schema.safeParse(value).success)
+          throw new Error(`${flag} must be an integer from ${min} to ${max}, got '${text}'`)
+        return value
+      }
+      case 'number': {
+        const [min, max] = boundsOf(schema)
+        const value = /^-?(?:\d+\.?\d*|\.\d+)$/.test(text) ? Number(text) : Number.NaN
+        if (!schema.safeParse(value).success)
+          throw new Error(`${flag} must be a number from ${min} to ${max}, got '${text}'`)
+        return value
+      }
+      case 'bytes': {
+        const [min, max] = boundsOf(schema)
+        const value = /^\d+(?:\.\d+)?\s*(?:b|kb|mb|gb)?$/i.test(text) ? bytes.parse(text) : null
+        if (value === null || !Number.isSafeInteger(value) || !schema.safeParse(value).success)
+          throw new Error(
+            `${flag} must be a size from ${bytes.format(min)} to ${bytes.format(max)} (like 16kb or 4mb), got '${text}'`,
+          )
+        return value
+      }
+      default: {
+        const parsed = schema.safeParse(text, { reportInput: true })
+        if (!parsed.success) {
+          const reason = describeIssue({ ...parsed.error.issues[0]!, path: [] }, flag).replace(
+            `${flag}: `,
+            '',
+          )
+          throw new Error(`${flag} ${reason}, got '${text}'`)
+        }
+        return parsed.data
+      }
+    }
+  }
+}
+
+/** A repeatable flag: each value checked, the list against the option's schema. */
+function listParser(name: string, spec: OptionSpec): (raw: unknown) => unknown {
+  const flag = `--${flagName(name)}`
+  return (raw) => {
+    const values = (Array.isArray(raw) ? raw : [raw]).map(String)
+    if (values.length === 0 || values.some((value) => value.trim() === ''))
+      throw new Error(`${flag} needs a value (${spec.flag!.value ?? 'a value'})`)
+    return values
+  }
+}
+
+/** The counts of `--counts name=N` (repeatable), checked in form; names are checked by the sandbox. */
+export function countsOf(
+  values: readonly string[] | undefined,
+): Record<string, number> | undefined {
+  if (!values) return undefined
+  const counts: Record<string, number> = {}
+  for (const value of values) {
+    const match = /^([a-z][a-zA-Z0-9-]*)=(\d{1,7})$/.exec(value)
+    if (!match) throw new Error(`--counts takes <name>=<count>, like categories=40, got '${value}'`)
+    counts[match[1]!] = Number(match[2])
+  }
+  return counts
+}
+
+/** An integer flag in [min, max] whose bounds come from elsewhere (a resource's count). */
 export function integerFlag(name: string, min: number, max: number) {
   return (raw: unknown): number => {
     const text = String(raw)
     const value = /^-?\d+$/.test(text) ? Number(text) : Number.NaN
     if (!Number.isSafeInteger(value) || value < min || value > max) {
       throw new Error(`--${name} must be an integer from ${min} to ${max}, got '${text}'`)
-    }
-    return value
-  }
-}
-
-export function rateFlag(name: string) {
-  return (raw: unknown): number => {
-    const text = String(raw)
-    const value = /^(?:0|1|0?\.\d+|1\.0*)$/.test(text) ? Number(text) : Number.NaN
-    if (!(value >= 0 && value <= 1))
-      throw new Error(`--${name} must be a number from 0 to 1, got '${text}'`)
-    return value
-  }
-}
-
-export function delayFlag(raw: unknown): string {
-  const text = String(raw)
-  const match = /^(\d{1,5})(?:-(\d{1,5}))?$/.exec(text)
-  const [min, max] = [Number(match?.[1]), Number(match?.[2] ?? match?.[1])]
-  if (!match || min > max || max > MAX_DELAY_MS) {
-    throw new Error(
-      `--delay must be <ms> or <min>-<max> with 0 <= min <= max <= ${MAX_DELAY_MS}, got '${text}'`,
-    )
-  }
-  return text
-}
-
-export function basePathFlag(raw: unknown): string {
-  const text = String(raw)
-  if (text !== '' && !/^(\/[A-Za-z0-9._~-]+)+\/?$/.test(text)) {
-    throw new Error(`--base-path must look like /api or /api/v1, got '${text}'`)
-  }
-  return text.replace(/\/$/, '')
-}
-
-/** A size like `16384`, `16kb` or `4mb` (the `bytes` package's format), within bounds. */
-export function bytesFlag(name: string, min: number, max: number) {
-  return (raw: unknown): number => {
-    const text = String(raw)
-    const value = /^\d+(?:\.\d+)?\s*(?:b|kb|mb|gb)?$/i.test(text) ? bytes.parse(text) : null
-    if (value === null || !Number.isSafeInteger(value) || value < min || value > max) {
-      throw new Error(
-        `--${name} must be a size from ${bytes.format(min)} to ${bytes.format(max)} (like 16kb or 4mb), got '${text}'`,
-      )
     }
     return value
   }

@@ -1,5 +1,5 @@
 import { writeFile } from 'node:fs/promises'
-import { openApiDocument } from '../openapi/document.js'
+import { openApiDocument } from '../shop/defaults.js'
 
 /** `shop-sandbox openapi`: prints (or writes) the OpenAPI 3.1 document. */
 export async function printOpenApi(baseUrl: string, output: string | undefined): Promise<void> {

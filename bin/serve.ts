@@ -1,20 +1,24 @@
 import { readFile } from 'node:fs/promises'
 import type { OverrideInput } from '../state/overrides.js'
 import { parseOverride } from '../state/overrides.js'
-import { fixedAccounts, fixedTokens } from '../shop/accounts.js'
 import { DataFileError } from '../server/persistence.js'
 import type { SandboxServerOptions } from '../server/server.js'
-import { createSandboxServer } from '../server/server.js'
+import { createSandboxServer } from '../node/create-server.js'
 import { startupProgress } from './progress.js'
 
 const loopback = new Set(['127.0.0.1', 'localhost', '::1'])
 
 /** Starts the server, prints where it is and how to call it, and stops cleanly on SIGINT/SIGTERM. */
 export async function serve(
-  options: SandboxServerOptions & { quiet: boolean; overridesFile?: string },
+  options: SandboxServerOptions & {
+    quiet: boolean
+    overridesFile?: string
+    /** The module `--resources` loaded, for the banner. */
+    resourcesModule?: string
+  },
   version: string,
 ): Promise<void> {
-  const { quiet, overridesFile, ...serverOptions } = options
+  const { quiet, overridesFile, resourcesModule, ...serverOptions } = options
   if (overridesFile !== undefined) {
     const loaded = await readOverrides(overridesFile)
     if (typeof loaded === 'string') {
@@ -48,24 +52,7 @@ export async function serve(
       `shop-sandbox: warning: listening on ${options.host}, so other machines can reach the sandbox and its fixed tokens`,
     )
   }
-  const counts = Object.entries(server.sandbox.db.counts())
-    .map(([name, count]) => `${count} ${name}`)
-    .join(', ')
-  const { seed } = server.sandbox.options
-  const example = `curl -H 'Authorization: Bearer ${fixedTokens[0].token}' ${server.url}/users`
-  const source = server.dataFile === 'loaded' ? `from ${options.data}` : `seed ${seed}`
-  console.log(
-    [
-      `shop-sandbox ${version} listening on ${server.url}`,
-      `  data:         ${counts} (${source})`,
-      `  admin token:  ${fixedTokens[0].token}  (user 1, ${fixedAccounts[0].email})`,
-      `  member token: ${fixedTokens[1].token}  (user 2, ${fixedAccounts[1].email})`,
-      `  try:          ${example}`,
-      ...(server.sandbox.options.control
-        ? [`  console:      ${new URL(server.url).origin}/__sandbox/ui`]
-        : []),
-    ].join('\n'),
-  )
+  console.log(banner(server, version, options.data, resourcesModule))
   let stopping = false
   const stop = (signal: NodeJS.Signals) => {
     if (stopping) {
@@ -89,6 +76,45 @@ export async function serve(
   }
   process.on('SIGINT', stop)
   process.on('SIGTERM', stop)
+}
+
+/** What a started server prints: where it is, its data, its tokens, and how to call it. */
+function banner(
+  server: Awaited<ReturnType<typeof createSandboxServer>>,
+  version: string,
+  data: string | undefined,
+  resourcesModule: string | undefined,
+): string {
+  const { catalog, seed, control } = server.sandbox.options
+  const counts = Object.entries(server.sandbox.db.counts())
+    .map(([name, count]) => `${count} ${name}`)
+    .join(', ')
+  const source = server.dataFile === 'loaded' ? `from ${data}` : `seed ${seed}`
+  const { tokens, login, password } = catalog.accounts
+  const width = 14
+  const line = (label: string, text: string) => `  ${label.padEnd(width)}${text}`
+  const first = tokens[0]
+  const own = resourcesModule
+    ? catalog.resources.slice(catalog.api.resources.length).map(({ name }) => name)
+    : []
+  return [
+    `shop-sandbox ${version} listening on ${server.url} (${catalog.api.title})`,
+    line('data:', `${counts} (${source})`),
+    ...(own.length ? [line('resources:', `${own.join(', ')} from ${resourcesModule}`)] : []),
+    ...tokens.map(({ token, description }, index) =>
+      line(index === 0 ? 'tokens:' : '', `${token}${description ? `  (${description})` : ''}`),
+    ),
+    line('sign in:', `POST ${server.url}/sessions {"${login}": …, "password": "${password}"}`),
+    ...(first
+      ? [
+          line(
+            'try:',
+            `curl -H 'Authorization: Bearer ${first.token}' ${server.url}/${catalog.accounts.resource.name}`,
+          ),
+        ]
+      : []),
+    ...(control ? [line('console:', `${new URL(server.url).origin}/__sandbox/ui`)] : []),
+  ].join('\n')
 }
 
 /** One line saying what stopped the start and what to do about it (no stack trace). */

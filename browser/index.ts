@@ -4,12 +4,62 @@
  */
 
 import { faker } from '@faker-js/faker/locale/base'
+import type { ApiDefinition } from '../resources/api.js'
+import type { AnyResourceDefinition } from '../resources/define.js'
 import { provideFaker } from '../resources/seed-sources.js'
+import type { ShopApi } from '../shop/defaults.js'
+import { withShop } from '../shop/defaults.js'
+import type { shopResources } from '../shop/index.js'
+import type {
+  BrowserSandbox as ApiBrowserSandbox,
+  BrowserSandboxOptions as ApiBrowserSandboxOptions,
+} from './start-sandbox.js'
+import { startApiSandbox } from './start-sandbox.js'
 
 // A browser has no `require`: the seeder takes faker from here (resources/seed-sources.ts).
 // package.json lists this module under "sideEffects" so bundlers keep this call.
 provideFaker(faker)
 
 export * from '../index.js'
-export type { BrowserSandbox, BrowserSandboxOptions } from './start-sandbox.js'
-export { startSandbox } from './start-sandbox.js'
+export type { WorkerOptions } from './start-sandbox.js'
+
+/** A sandbox running in the browser (of the Shop API unless `D` says which resources). */
+export type BrowserSandbox<D extends readonly AnyResourceDefinition[] = typeof shopResources> =
+  ApiBrowserSandbox<D>
+
+/** Options of `startSandbox`: the sandbox's (of the Shop API), plus the service worker's. */
+export type BrowserSandboxOptions<
+  R extends readonly AnyResourceDefinition[] = readonly AnyResourceDefinition[],
+> = Omit<ApiBrowserSandboxOptions<ShopApi>, 'api' | 'resources'> & {
+  api?: undefined
+  resources?: R
+}
+
+/**
+ * Starts the sandbox in the browser (the Shop API, or `api`): MSW's service worker answers the
+ * app's `fetch` and `XMLHttpRequest` calls with the same handlers the Node server uses.
+ * Resolves once the worker is active, so start the app after it.
+ *
+ * @example
+ * import { startSandbox } from 'shop-sandbox/browser'
+ *
+ * if (import.meta.env.DEV) await startSandbox({ baseUrl: '/api', persist: true })
+ * createApp(App).mount('#app')
+ */
+export function startSandbox<const R extends readonly AnyResourceDefinition[] = []>(
+  options?: BrowserSandboxOptions<R>,
+): Promise<BrowserSandbox<[...typeof shopResources, ...R]>>
+export function startSandbox<
+  const A extends ApiDefinition,
+  const R extends readonly AnyResourceDefinition[] = [],
+>(
+  options: ApiBrowserSandboxOptions<A> & { api: A; resources?: R },
+): Promise<ApiBrowserSandbox<[...A['resources'], ...R]>>
+export function startSandbox(
+  options?: ApiBrowserSandboxOptions & { api?: ApiDefinition },
+): Promise<ApiBrowserSandbox>
+export function startSandbox(
+  options: ApiBrowserSandboxOptions & { api?: ApiDefinition } = {},
+): Promise<ApiBrowserSandbox> {
+  return startApiSandbox(withShop(options))
+}

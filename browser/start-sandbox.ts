@@ -1,9 +1,10 @@
 import type { SetupWorker } from 'msw/browser'
 import { setupWorker } from 'msw/browser'
 import { WRITE_METHODS } from '../http/pipeline.js'
-import type { ShopStore } from '../shop/index.js'
-import type { Sandbox } from '../sandbox/create-sandbox.js'
-import { createSandbox } from '../sandbox/create-sandbox.js'
+import type { ApiDefinition } from '../resources/api.js'
+import type { AnyResourceDefinition } from '../resources/define.js'
+import type { ApiStore, Sandbox } from '../sandbox/create-sandbox.js'
+import { createApiSandbox } from '../sandbox/create-sandbox.js'
 import type { SandboxOptions } from '../sandbox/options.js'
 import { parseBaseUrl } from '../sandbox/options.js'
 import type { UnhandledStrategy } from '../sandbox/unhandled.js'
@@ -11,8 +12,8 @@ import { unhandledOptions } from '../sandbox/unhandled.js'
 import { createHandlers } from '../sandbox/msw-handlers.js'
 import { persistInStorage } from './storage-persistence.js'
 
-/** Options of {@link startSandbox}: the sandbox's, plus the service worker's. */
-export interface BrowserSandboxOptions extends SandboxOptions {
+/** What `startSandbox` adds to the sandbox's options: the service worker's. */
+export interface WorkerOptions {
   /** What MSW does with requests the sandbox does not claim (default `'bypass'`: they go to the network). */
   onUnhandledRequest?: UnhandledStrategy
   /** The same, under msw 3's name (either works on msw 2 and 3). */
@@ -28,11 +29,16 @@ export interface BrowserSandboxOptions extends SandboxOptions {
   serviceWorkerUrl?: string
 }
 
+/** Options of `startSandbox`: the sandbox's, plus the service worker's. */
+export type BrowserSandboxOptions<A extends ApiDefinition = ApiDefinition> = SandboxOptions<A> &
+  WorkerOptions
+
 /** A sandbox running in the browser. */
-export interface BrowserSandbox {
-  readonly sandbox: Sandbox
+// eslint-disable-next-line @typescript-eslint/no-explicit-any -- a sandbox of an API not known by type
+export interface BrowserSandbox<D extends readonly AnyResourceDefinition[] = any> {
+  readonly sandbox: Sandbox<D>
   /** The default sandbox's data. */
-  readonly db: ShopStore
+  readonly db: ApiStore<D>
   /** MSW's worker. */
   readonly worker: SetupWorker
   /** Back to the seeded data (saved too, when persisting). */
@@ -42,17 +48,14 @@ export interface BrowserSandbox {
 }
 
 /**
- * Starts the sandbox in the browser: MSW's service worker answers the app's `fetch` and
- * `XMLHttpRequest` calls with the same handlers the Node server uses. Resolves once the
- * worker is active, so start the app after it.
- *
- * @example
- * import { startSandbox } from 'shop-sandbox/browser'
- *
- * if (import.meta.env.DEV) await startSandbox({ baseUrl: '/api', persist: true })
- * createApp(App).mount('#app')
+ * Starts a sandbox of an API (`options.api`) in the browser: MSW's service worker answers the
+ * app's `fetch` and `XMLHttpRequest` calls with the same handlers the Node server uses.
+ * Resolves once the worker is active. The package's `startSandbox` is this with the Shop API as
+ * the default.
  */
-export async function startSandbox(options: BrowserSandboxOptions = {}): Promise<BrowserSandbox> {
+export async function startApiSandbox(
+  options: BrowserSandboxOptions & { api: ApiDefinition },
+): Promise<BrowserSandbox> {
   const {
     onUnhandledRequest = 'bypass',
     onUnhandledFrame = onUnhandledRequest,
@@ -61,7 +64,7 @@ export async function startSandbox(options: BrowserSandboxOptions = {}): Promise
     serviceWorkerUrl,
     ...sandboxOptions
   } = options
-  const sandbox = createSandbox({
+  const sandbox = createApiSandbox({
     // Beside the app's own files, the document lives under the API's base path.
     openApiPath: openApiPathFor(sandboxOptions.baseUrl),
     ...sandboxOptions,

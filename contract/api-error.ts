@@ -1,4 +1,5 @@
-import { type CodeName, codes } from './codes.js'
+import type { CodeDefinition, CodeSpec, GenericCodeName } from './codes.js'
+import { codeEntry, codes } from './codes.js'
 
 /** Headers a status always carries (CONTRACT B4, B5): the 401 challenge, 429's `Retry-After`. */
 export const statusHeaders: Readonly<Record<number, Readonly<Record<string, string>>>> = {
@@ -31,9 +32,24 @@ export class ApiError extends Error {
     return ApiError.of('validationFailed', `validation failed: ${problems.join('; ')}`)
   }
 
-  /** An error for a catalogued code, with its default message unless one is given. */
-  static of(name: CodeName, message?: string, headers?: Record<string, string>): ApiError {
-    const entry = codes[name]
+  /** An error for a generic code, with its default message unless one is given. */
+  static of(name: GenericCodeName, message?: string, headers?: Record<string, string>): ApiError {
+    return ApiError.from(codes[name], message, headers)
+  }
+
+  /**
+   * An error for any code: an API's own (`ApiError.from(shopCodes.insufficientStock, '…')`) or
+   * a generic one by name.
+   *
+   * @example
+   * throw ApiError.from({ code: 40910, status: 409, message: 'Slug already used' })
+   */
+  static from(
+    spec: CodeSpec | CodeDefinition,
+    message?: string,
+    headers?: Record<string, string>,
+  ): ApiError {
+    const entry = codeEntry(spec)
     return new ApiError(entry.status, entry.code, message ?? entry.message, {
       ...statusHeaders[entry.status],
       ...headers,

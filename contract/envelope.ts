@@ -1,5 +1,4 @@
 import type { ApiError } from './api-error.js'
-import type { BusinessCode } from './codes.js'
 import { codes } from './codes.js'
 import type { ApiResponse } from './exchange.js'
 import { jsonText } from './json-text.js'
@@ -87,9 +86,9 @@ export interface SuccessEnvelope<T> {
   data: T
 }
 
-/** A failure response body: a business code of CONTRACT B5 (never 0) and `data: null`. */
-export interface ErrorEnvelope {
-  code: Exclude<BusinessCode, 0>
+/** A failure response body: a business code (never 0; `C`: the API's codes) and `data: null`. */
+export interface ErrorEnvelope<C extends number = number> {
+  code: C
   message: string
   data: null
 }
@@ -101,4 +100,4 @@ export interface ErrorEnvelope {
  * const body: Envelope<ListPayload<User>> = await res.json()
  * if (body.code === 0) body.data.list // typed, not null
  */
-export type Envelope<T> = SuccessEnvelope<T> | ErrorEnvelope
+export type Envelope<T, C extends number = number> = SuccessEnvelope<T> | ErrorEnvelope<C>

@@ -3,7 +3,7 @@ import { ApiError } from '../contract/api-error.js'
 import { noContent, success } from '../contract/envelope.js'
 import type { ApiResponse } from '../contract/exchange.js'
 import type { Resource } from '../resources/catalog.js'
-import type { Action, ConflictCode, Row } from '../resources/define.js'
+import type { Action, Row } from '../resources/define.js'
 import { runListQuery, selectFields } from '../resources/list.js'
 import { parseListQuery, parseQuery } from '../resources/query.js'
 import { notFound } from '../resources/service.js'
@@ -51,9 +51,7 @@ export function resourceRoutes(resource: Resource): Route<Operation>[] {
   const { name, singular, idParam, definition, listSpec } = resource
   const Singular = capitalize(singular)
   const words = definition.docs?.operations ?? {}
-  const conflicts: ConflictCode[] = Object.values(definition.unique ?? {}).map(
-    (key) => key.conflict,
-  )
+  const conflicts = resource.uniqueConflicts
   const adminOnly = definition.adminOnly ?? []
   // Assigned onto `base`, not spread: its `body` and `query` are getters, so the schemas they
   // name are built when the OpenAPI document (or strict mode) asks, not with the routes.
@@ -63,7 +61,7 @@ export function resourceRoutes(resource: Resource): Route<Operation>[] {
 
   /** 403 when a caller who is not an admin sets an admin-only field to something new (CONTRACT B4). */
   const assertMayChange = (context: OperationContext, record: Row, body: unknown) => {
-    if (context.principal?.role === 'admin' || typeof body !== 'object' || body === null) return
+    if (context.principal?.admin || typeof body !== 'object' || body === null) return
     const changes = body as Record<string, unknown>
     for (const field of adminOnly) {
       if (field in changes && changes[field] !== record[field]) {
@@ -83,7 +81,7 @@ export function resourceRoutes(resource: Resource): Route<Operation>[] {
       assertMayChange(context, record, body)
       const schema: z.ZodObject = !replace
         ? resource.bodies.patch
-        : context.principal?.role === 'admin' || context.principal === null
+        : context.principal?.admin || context.principal === null
           ? resource.bodies.replace
           : resource.bodies.memberReplace
       const changes = validateBody(
@@ -95,12 +93,12 @@ export function resourceRoutes(resource: Resource): Route<Operation>[] {
       return success(context.data.update(name, record, changes as Record<string, unknown>))
     }
 
-  const updateErrors: ConflictCode[] = [
+  const updateErrors: OperationDocs['errors'] = [
     'notFound',
     ...(adminOnly.length ? (['permissionDenied'] as const) : []),
     'validationFailed',
     ...conflicts,
-    ...(definition.errors?.update ?? []),
+    ...resource.errors.update,
   ]
 
   const routes: Route<Operation>[] = [
@@ -137,7 +135,7 @@ export function resourceRoutes(resource: Resource): Route<Operation>[] {
             get body() {
               return resource.bodies.create
             },
-            errors: ['validationFailed', ...conflicts, ...(definition.errors?.create ?? [])],
+            errors: ['validationFailed', ...conflicts, ...resource.errors.create],
           }),
           async run(context) {
             const input = validateBody(
@@ -217,12 +215,17 @@ export function resourceRoutes(resource: Resource): Route<Operation>[] {
       },
     },
   ]
-  return resource.owner ? [...routes, ...nestedRoutes(resource)] : routes
+  const all = resource.owner ? [...routes, ...nestedRoutes(resource)] : routes
+  // Every operation of the resource answers `Prefer: code=409` with the resource's own conflict.
+  for (const route of all)
+    for (const operation of Object.values(route.operations))
+      operation.conflict = resource.conflictCode
+  return all
 }
 
 /** `/{owner}/{owner_id}/{name}` and `/{owner}/{owner_id}/{name}/{id}`: a member's own records. */
 function nestedRoutes(resource: Resource): Route<Operation>[] {
-  const { name, singular, idParam, definition, nestedListSpec } = resource
+  const { name, singular, idParam, nestedListSpec } = resource
   const { link, parent } = resource.owner!
   const field = link.field
   const Owner = capitalize(parent.singular)
@@ -271,7 +274,13 @@ function nestedRoutes(resource: Resource): Route<Operation>[] {
             get body() {
               return resource.bodies.nestedCreate!
             },
-            errors: ['notFound', 'validationFailed', ...(definition.errors?.create ?? [])],
+            // The owner (404), the body (422), and what a create can meet: unique keys, rules.
+            errors: [
+              'notFound',
+              'validationFailed',
+              ...resource.uniqueConflicts,
+              ...resource.errors.create,
+            ],
           },
           async run(context) {
             const body = await context.readJson()

@@ -1,15 +1,17 @@
 import type * as z from 'zod'
 import type { ApiRequest, ApiResponse } from '../contract/exchange.js'
+import type { CodeDefinition } from '../contract/codes.js'
 import type { ConflictCode, Permission } from '../resources/define.js'
 import type { QuerySchema } from '../resources/query.js'
 import type { DataService } from '../resources/service.js'
-import type { UserRole } from '../shop/users.js'
 import type { SandboxInstance } from '../state/instance.js'
 
 /** Who is calling, once authenticated. */
 export interface Principal {
+  /** The account's id. */
   userId: number
-  role: UserRole
+  /** Whether the account is an admin (its role field holds the admin value). */
+  admin: boolean
   /** The token used, when one was sent. */
   token?: string
   /** A session token (from POST /sessions) rather than a fixed one. */
@@ -52,7 +54,7 @@ export interface OperationDocs {
   /** The query it takes (none when absent): the schema that validates it documents it. */
   query?: QuerySchema
   /** Business errors the operation itself can raise (the pipeline's own are added). */
-  errors: readonly ConflictCode[]
+  errors: readonly (ConflictCode | CodeDefinition)[]
 }
 
 export interface Operation {
@@ -65,6 +67,8 @@ export interface Operation {
    * PATCH and DELETE). Signing in and out change sessions only.
    */
   changesData?: boolean
+  /** The conflict `Prefer: code=409` answers here: its resource's own (CONTRACT C1). */
+  conflict?: CodeDefinition
   docs: OperationDocs
   run(context: OperationContext): ApiResponse | Promise<ApiResponse>
 }

@@ -344,11 +344,13 @@ function route(
     )
   }
   const principal =
-    operation.auth === false ? null : authenticate(request.header('authorization'), instance)
+    operation.auth === false
+      ? null
+      : authenticate(request.header('authorization'), instance, host.catalog.accounts)
   // A forced response (Prefer: code=…) precedes permission, as in Prism.
   const preferences = parsePrefer(request)
   if (preferences.code !== undefined) {
-    const forced = forcedError(preferences, allow())
+    const forced = forcedError(preferences, allow(), operation.conflict)
     if (forced) throw forced
   }
   if (principal) authorize(operation, principal, match.params, host.routes.ownParam)
@@ -449,7 +451,7 @@ function authorize(
   params: Record<string, string>,
   ownParam: string,
 ): void {
-  if (principal.role === 'admin' || operation.permission === 'anyone') return
+  if (principal.admin || operation.permission === 'anyone') return
   if (operation.permission === 'own' && params[ownParam] === String(principal.userId)) return
   throw ApiError.of('permissionDenied')
 }

@@ -1,4 +1,5 @@
 import { ApiError } from '../contract/api-error.js'
+import type { CodeDefinition } from '../contract/codes.js'
 import { codeForStatus, codes } from '../contract/codes.js'
 import type { ApiRequest } from '../contract/exchange.js'
 
@@ -88,12 +89,18 @@ export function preferenceList(header: string): Array<[string, string | undefine
  * The forced response of `Prefer: code=<status>`, if the status has a business code:
  * an ApiError to throw before the operation has any effect. Unknown codes are ignored.
  */
-export function forcedError(preferences: Preferences, allow: string): ApiError | null {
+export function forcedError(
+  preferences: Preferences,
+  allow: string,
+  conflict?: CodeDefinition,
+): ApiError | null {
   const name = preferences.code === undefined ? undefined : codeForStatus[preferences.code]
   if (!name) return null
-  return ApiError.of(
-    name,
-    `${codes[name].message} (forced by Prefer: code=${preferences.code})`,
+  // A 409 is the route's resource's own conflict (users: 40001), else the generic one.
+  const entry = preferences.code === 409 && conflict ? conflict : codes[name]
+  return ApiError.from(
+    entry,
+    `${entry.message} (forced by Prefer: code=${preferences.code})`,
     preferences.code === 405 ? { allow } : {},
   )
 }

@@ -1,5 +1,4 @@
 import type { Catalog } from '../resources/catalog.js'
-import { shopApi } from '../shop/index.js'
 import { resourceRoutes } from './crud.js'
 import type { Operation } from './operation.js'
 import { Router } from './router.js'
@@ -22,12 +21,12 @@ export function apiRoutes(catalog: Catalog): ApiRoutes {
   if (!routes) {
     const router = new Router<Operation>([
       ...catalog.resources.flatMap((resource) => resourceRoutes(resource)),
-      ...sessionRoutes,
+      ...sessionRoutes(catalog.accounts),
     ])
     routes = {
       router,
       roots: [...new Set(router.routes.map((route) => route.path.split('/')[1]!))],
-      ownParam: catalog.get(shopApi.accounts).idParam,
+      ownParam: catalog.accounts.resource.idParam,
     }
     compiled.set(catalog, routes)
   }

@@ -4,7 +4,7 @@
  */
 
 export * from '../index.js'
-export type { SandboxServer, SandboxServerOptions } from '../server/server.js'
+export type { SandboxServer, SandboxServerOptions } from './create-server.js'
 export type { ServerTimeouts } from '../server/timeouts.js'
 export { timeouts } from '../server/timeouts.js'
 export { createSandboxServer } from './create-server.js'

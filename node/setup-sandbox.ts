@@ -1,8 +1,9 @@
 import type { SetupServer } from 'msw/node'
 import { setupServer } from 'msw/node'
 import type { Sandbox } from '../sandbox/create-sandbox.js'
-import { createSandbox } from '../sandbox/create-sandbox.js'
-import type { SandboxOptions } from '../sandbox/options.js'
+import type { ShopSandboxOptions } from '../shop/defaults.js'
+import { createSandbox } from '../shop/defaults.js'
+import type { shopResources } from '../shop/index.js'
 import type { UnhandledStrategy } from '../sandbox/unhandled.js'
 import { unhandledOptions } from '../sandbox/unhandled.js'
 
@@ -21,10 +22,10 @@ export interface SandboxListenOptions {
  * unhandled-request option, and `close()` may be called twice.
  */
 export type SetupSandboxResult = Omit<SetupServer, 'listen'> &
-  Sandbox & {
+  Sandbox<typeof shopResources> & {
     listen(options?: SandboxListenOptions): void
     server: SetupServer
-    sandbox: Sandbox
+    sandbox: Sandbox<typeof shopResources>
   }
 
 /**
@@ -36,7 +37,7 @@ export type SetupSandboxResult = Omit<SetupServer, 'listen'> &
  * afterEach(() => sandbox.reset())
  * afterAll(() => sandbox.close())
  */
-export function setupSandbox(options: SandboxOptions = {}): SetupSandboxResult {
+export function setupSandbox(options: ShopSandboxOptions = {}): SetupSandboxResult {
   const sandbox = createSandbox(options)
   const server = setupServer(...sandbox.handlers)
   const listen = server.listen.bind(server)
@@ -57,5 +58,5 @@ export function setupSandbox(options: SandboxOptions = {}): SetupSandboxResult {
       listening = false
       close()
     },
-  }) as SetupSandboxResult
+  }) as unknown as SetupSandboxResult
 }

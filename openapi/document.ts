@@ -7,8 +7,6 @@ import type { Operation } from '../http/operation.js'
 import type { Route } from '../http/router.js'
 import { apiRoutes } from '../http/routes.js'
 import type { Catalog } from '../resources/catalog.js'
-import { fixedAccounts, fixedTokens } from '../shop/accounts.js'
-import { shopApi, shopCatalog } from '../shop/index.js'
 import type { JsonSchema, Payload } from './components.js'
 import { componentSchemas, envelopeId, schemaId, schemaRef } from './components.js'
 import { errorResponse, headerParameters, queryParameters, responseHeaders } from './parameters.js'
@@ -16,8 +14,8 @@ import { errorResponse, headerParameters, queryParameters, responseHeaders } fro
 export interface OpenApiOptions {
   /** The API's base URL: '' (default), '/api' or 'https://api.example.com/v1'. */
   baseUrl?: string
-  /** The resources to document (default: the shop's; a sandbox passes its own). */
-  catalog?: Catalog
+  /** The API to document, compiled (a sandbox passes its own). */
+  catalog: Catalog
 }
 
 type Docs = Operation['docs'] | (ControlOperation['docs'] & Partial<Operation['docs']>)
@@ -30,15 +28,13 @@ const headerRefs = Object.keys(headerParameters).map((name) => ({
 }))
 
 /**
- * The OpenAPI 3.1 document of the API (CONTRACT parts A and B) and of the sandbox's control
- * API, generated from the route tables and the zod schemas the handlers validate with.
- *
- * @example
- * const document = openApiDocument({ baseUrl: 'https://api.example.com' })
+ * The OpenAPI 3.1 document of an API (CONTRACT parts A and B) and of the sandbox's control
+ * API, generated from the route tables and the zod schemas the handlers validate with. (The
+ * package's `openApiDocument` takes an API definition, the Shop API by default.)
  */
-export function openApiDocument(options: OpenApiOptions = {}): JsonSchema {
+export function apiDocument(options: OpenApiOptions): JsonSchema {
   const baseUrl = (options.baseUrl ?? '').replace(/\/+$/, '')
-  const catalog = options.catalog ?? shopCatalog
+  const { catalog } = options
   const documents = cache.get(catalog) ?? new Map<string, JsonSchema>()
   cache.set(catalog, documents)
   const cached = documents.get(baseUrl)
@@ -59,7 +55,11 @@ export function openApiDocument(options: OpenApiOptions = {}): JsonSchema {
   const origin = /^[a-z][a-z0-9+.-]*:\/\//i.test(baseUrl) ? new URL(baseUrl).origin : ''
   const document = {
     openapi: '3.1.0',
-    info: { title: shopApi.title, version: '1.0.0', description: shopApi.description },
+    info: {
+      title: catalog.api.title,
+      version: '1.0.0',
+      ...(catalog.api.description ? { description: catalog.api.description } : {}),
+    },
     servers: [{ url: baseUrl || '/' }],
     security: [{ bearerAuth: [] }],
     tags: [
@@ -85,7 +85,7 @@ export function openApiDocument(options: OpenApiOptions = {}): JsonSchema {
         bearerAuth: {
           type: 'http',
           scheme: 'bearer',
-          description: `A token from POST /sessions, or a fixed sandbox token: ${fixedTokens.map(({ token, userId }) => `${token} (user ${userId}, ${fixedAccounts[userId - 1]!.role})`).join(', ')}.`,
+          description: `A token from POST /sessions${catalog.accounts.tokens.length ? `, or a fixed sandbox token: ${catalog.accounts.tokens.map(({ token, userId, description }) => `${token} (${description ?? `user ${userId}`})`).join(', ')}` : ''}.`,
         },
       },
       parameters: headerParameters,

@@ -1,5 +1,5 @@
 import { MAX_DELAY_MS } from '../state/runtime-config.js'
-import type { CodeSpec } from '../contract/codes.js'
+import type { CodeDefinition, CodeSpec } from '../contract/codes.js'
 import { codeEntry } from '../contract/codes.js'
 import * as z from 'zod'
 import type { QuerySchema } from '../resources/query.js'
@@ -43,25 +43,28 @@ export const responseHeaders = {
 
 /** The OpenAPI parameters of a query, from the very schema that validates it. */
 export function queryParameters(schema: QuerySchema) {
-  return Object.entries(schema).map(([name, parameter]) => {
+  return Object.entries(schema).flatMap(([name, parameter]) => {
+    if (parameter.hidden) return []
     const { $schema: _, ...json } = z.toJSONSchema(parameter.schema, {
       target: 'draft-2020-12',
       io: 'input',
     }) as Record<string, unknown>
     // z.int() states the safe-integer range; only a bound someone chose is worth documenting.
     if (json.maximum === Number.MAX_SAFE_INTEGER) delete json.maximum
-    return {
-      name,
-      in: 'query',
-      ...(parameter.description ? { description: parameter.description } : {}),
-      ...(parameter.list ? { style: 'form', explode: false } : {}),
-      schema: json,
-    }
+    return [
+      {
+        name,
+        in: 'query',
+        ...(parameter.description ? { description: parameter.description } : {}),
+        ...(parameter.list ? { style: 'form', explode: false } : {}),
+        schema: json,
+      },
+    ]
   })
 }
 
 /** An error response with one example per business code it can carry (all of one status). */
-export function errorResponse(specs: readonly CodeSpec[]) {
+export function errorResponse(specs: readonly (CodeSpec | CodeDefinition)[]) {
   const entries = specs.map(codeEntry)
   const status = entries[0]!.status
   const extra: Record<string, unknown> = {

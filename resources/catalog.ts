@@ -1,10 +1,12 @@
 import * as z from 'zod'
 import { ApiError } from '../contract/api-error.js'
-import { codeEntry } from '../contract/codes.js'
+import type { CodeDefinition } from '../contract/codes.js'
+import { codes } from '../contract/codes.js'
 import { once } from '../contract/once.js'
 import { documented, readOnlyFields, schemaRegistry } from '../contract/registry.js'
 import type { TableSpec } from '../db/store.js'
 import { foldCase } from '../db/store.js'
+import type { ApiDefinition, FixedToken } from './api.js'
 import type {
   Action,
   AnyResourceDefinition,
@@ -13,6 +15,8 @@ import type {
   ResourceDefinition,
   Row,
 } from './define.js'
+import { nameOf } from './define.js'
+import { ALWAYS_READ_ONLY, checkApi, checkDefinition, codeResolver } from './definition-checks.js'
 import type { ListSpec } from './list.js'
 import type { QuerySchema } from './query.js'
 import { listQuerySchema, recordQuerySchema } from './query.js'
@@ -20,9 +24,12 @@ import { listQuerySchema, recordQuerySchema } from './query.js'
 /** The most records of one resource a sandbox accepts unless its definition says otherwise. */
 export const DEFAULT_MAX_RECORDS = 1_000_000
 
+/** A resolved business code: its number, status and default message, and a key naming it. */
+export type ResolvedCode = CodeDefinition & { key: string }
+
 /** A definition with everything derived from it, computed once. */
-export interface Resource<T extends Row = Row> {
-  readonly definition: ResourceDefinition<T>
+export interface Resource {
+  readonly definition: AnyResourceDefinition
   readonly name: string
   readonly singular: string
   /** The path parameter naming one record, e.g. `product_id`. */
@@ -32,7 +39,7 @@ export interface Resource<T extends Row = Row> {
   /** The record schema, documented under {@link component}. */
   readonly schema: z.ZodObject
   readonly fields: readonly string[]
-  /** Fields no client may write: shown as read-only in strict mode. */
+  /** Fields no client may write (`id`, `createdAt`, `updatedAt` always): read-only in strict mode. */
   readonly readOnly: readonly string[]
   readonly bodies: {
     create: z.ZodObject
@@ -43,47 +50,114 @@ export interface Resource<T extends Row = Row> {
     /** POST on the nested route: the create body without the owner's field. */
     nestedCreate?: z.ZodObject
   }
-  readonly listSpec: ListSpec<T>
+  readonly listSpec: ListSpec<Row>
   /** The list spec on the nested route (no owner filter: the path says whose). */
-  readonly nestedListSpec: ListSpec<T>
+  readonly nestedListSpec: ListSpec<Row>
   readonly listQuery: QuerySchema
   readonly nestedListQuery: QuerySchema
   readonly recordQuery: QuerySchema
   /** The link this resource is nested under, with the resource it points at. */
-  readonly owner?: { link: Link<T> & { field: string; nested: Permission }; parent: Resource }
+  readonly owner?: { link: Link & { field: string; nested: Permission }; parent: Resource }
   /** Links of other resources pointing at this one: deleting a record deletes theirs. */
-  readonly dependents: Array<{ resource: Resource; link: Link<Row> }>
+  readonly dependents: Array<{ resource: Resource; link: Link }>
   readonly table: TableSpec
   /** Who besides admins may call an action. */
   permission(action: Action): Permission
-  /** 409 for a unique field another record holds. */
+  /** 409 (or the code's status) for a unique field another record holds. */
   conflict(field: string, value: unknown): ApiError
+  /**
+   * The conflict this resource answers `Prefer: code=409` with: its first unique key's, else
+   * its first business error with status 409, else the generic one.
+   */
+  readonly conflictCode: ResolvedCode
+  /** The business errors its rules raise, per write action, resolved. */
+  readonly errors: { create: readonly ResolvedCode[]; update: readonly ResolvedCode[] }
+  /** The conflicts of its unique keys, resolved (what a create or update can answer). */
+  readonly uniqueConflicts: readonly ResolvedCode[]
   readonly seed: { count: number; min: number; max: number; needs?: string }
 }
 
-const compiled = new WeakMap<AnyResourceDefinition, Resource>()
+/** Who signs in, resolved against the API's resources (CONTRACT B4). */
+export interface Accounts {
+  readonly resource: Resource
+  /** The unique field a caller signs in with. */
+  readonly login: string
+  readonly password: string
+  /** The role field and its admin value, or null: every account is a member. */
+  readonly role: { field: string; admin: string } | null
+  readonly tokens: readonly FixedToken[]
+}
+
+const cache = new WeakMap<ApiDefinition, Catalog>()
 
 /**
- * The resources of an API, compiled from their definitions: what the store, routes, document
- * check, seeder, control API and OpenAPI document of a sandbox are made from.
+ * An API compiled from its definition: what the store, routes, auth, document check, seeder,
+ * control API and OpenAPI document of a sandbox are made from. Made with {@link Catalog.of}.
  */
 export class Catalog {
+  readonly api: ApiDefinition
   readonly resources: readonly Resource[]
+  readonly accounts: Accounts
+  /** The API's own business codes (the generic ones are everyone's), by name. */
+  readonly codes: Readonly<Record<string, CodeDefinition>>
   readonly #byName = new Map<string, Resource>()
+  readonly #code: ReturnType<typeof codeResolver>
 
-  constructor(definitions: readonly AnyResourceDefinition[]) {
-    const resources = definitions.map((definition) => compile(definition))
-    for (const resource of resources) {
-      if (this.#byName.has(resource.name))
-        throw new TypeError(`two resources are named ${resource.name}`)
-      if (!/^[a-z][a-zA-Z0-9-]*$/.test(resource.name))
-        throw new TypeError(
-          `a resource name is a path segment like "categories", got "${resource.name}"`,
-        )
-      this.#byName.set(resource.name, resource)
+  /**
+   * The catalog of an API, with resources of its own added after the API's (made once per API
+   * when none are added). Throws a TypeError naming the resource and field of any mistake.
+   */
+  static of(api: ApiDefinition, extra: readonly AnyResourceDefinition[] = []): Catalog {
+    if (extra.length > 0) return new Catalog({ ...api, resources: [...api.resources, ...extra] })
+    let catalog = cache.get(api)
+    if (!catalog) cache.set(api, (catalog = new Catalog(api)))
+    return catalog
+  }
+
+  private constructor(api: ApiDefinition) {
+    checkApi(api)
+    this.api = api
+    this.codes = api.codes ?? {}
+    this.#code = codeResolver(api)
+    const definitions = api.resources
+    const names = new Set<string>()
+    const accountsName = nameOf(api.accounts.resource)
+    for (const [index, definition] of definitions.entries()) {
+      const name = (definition as { name?: unknown } | null)?.name
+      if (typeof name === 'string' && names.has(name))
+        throw new TypeError(`resources[${index}].name: two resources are named ${name}`)
+      if (typeof name === 'string') names.add(name)
     }
+    definitions.forEach((definition, index) =>
+      checkDefinition(definition, index, { names, code: this.#code, accounts: accountsName }),
+    )
+    const resources = definitions.map((definition) => compile(definition, this.#code))
+    for (const resource of resources) this.#byName.set(resource.name, resource)
     this.resources = resources.map((resource) => withLinks(resource, this.#byName, resources))
     for (const resource of this.resources) this.#byName.set(resource.name, resource)
+    this.accounts = this.#resolveAccounts(api)
+  }
+
+  #resolveAccounts(api: ApiDefinition): Accounts {
+    const { accounts } = api
+    const name = nameOf(accounts.resource)
+    const resource = this.#byName.get(name)
+    if (!resource)
+      throw new TypeError(
+        `api.accounts.resource: ${name} is not a resource of this API (${this.names.join(', ')})`,
+      )
+    const login = accounts.login ?? 'email'
+    if (!(resource.table.unique ?? {})[login])
+      throw new TypeError(
+        `api.accounts.login: ${login} must be a unique field of ${name} (callers are found by it)`,
+      )
+    let role: Accounts['role'] = null
+    if (accounts.role) {
+      if (!resource.fields.includes(accounts.role.field))
+        throw new TypeError(`api.accounts.role.field: no field ${accounts.role.field} in ${name}`)
+      role = accounts.role
+    } else if (resource.fields.includes('role')) role = { field: 'role', admin: 'admin' }
+    return { resource, login, password: accounts.password, role, tokens: accounts.tokens ?? [] }
   }
 
   /** The resource of a name; throws for an unknown one (a definition's mistake). */
@@ -97,6 +171,11 @@ export class Catalog {
   get names(): string[] {
     return this.resources.map((resource) => resource.name)
   }
+
+  /** Every business code of the API: the generic ones, then its own. */
+  get allCodes(): Readonly<Record<string, CodeDefinition>> {
+    return { ...codes, ...this.codes }
+  }
 }
 
 const capitalize = (word: string) => word.charAt(0).toUpperCase() + word.slice(1)
@@ -107,25 +186,27 @@ function withId(schema: z.ZodObject, id: string): z.ZodObject {
 }
 
 /** The link a resource is nested under (its owner's field), if any. */
-function nestedLink<T extends Row>(definition: ResourceDefinition<T>) {
-  return definition.links?.find((link) => link.nested && link.field)
+function nestedLink(definition: AnyResourceDefinition): Link | undefined {
+  return (definition.links as readonly Link[] | undefined)?.find(
+    (link) => link.nested && link.field,
+  )
 }
 
 const mask = (names: readonly string[]) =>
   Object.fromEntries(names.map((field) => [field, true as const])) as never
 
 /** The request bodies of a resource: the definition's own, else derived from its record schema. */
-function bodySchemas<T extends Row>(
-  definition: ResourceDefinition<T>,
+function bodySchemas(
+  definition: AnyResourceDefinition,
   component: string,
   readOnly: readonly string[],
 ): Resource['bodies'] {
-  const { schema } = definition
+  const schema = definition.schema as z.ZodObject
   const shape = schema.shape as Record<string, z.ZodType>
   const nested = nestedLink(definition)
   const writable = Object.keys(shape).filter((field) => !readOnly.includes(field))
   const defaults = Object.fromEntries(
-    Object.entries(definition.defaults ?? {}).map(([field, value]) => [
+    Object.entries((definition.defaults ?? {}) as Record<string, unknown>).map(([field, value]) => [
       field,
       (shape[field] as z.ZodType).default(value as never),
     ]),
@@ -161,58 +242,82 @@ function bodySchemas<T extends Row>(
   }
 }
 
-function compile<T extends Row>(definition: ResourceDefinition<T>): Resource<T> {
-  const known = compiled.get(definition) as Resource<T> | undefined
-  if (known) return known
-  const { name, singular, schema } = definition
+/** A definition compiled (it was checked already). */
+function compile(
+  definition: AnyResourceDefinition,
+  code: ReturnType<typeof codeResolver>,
+): Resource {
+  const { name, singular } = definition
+  const schema = definition.schema as z.ZodObject
   const component = schemaRegistry.get(schema)?.id ?? capitalize(singular)
   const recordSchema = schemaRegistry.get(schema)?.id
     ? schema
     : documented(schema, { id: component })
   const shape = schema.shape as Record<string, z.ZodType>
   const fields = Object.keys(shape)
-  // The fields the deferred body schemas name, checked now: a definition's mistake shows when
-  // the sandbox is created, not at its first write.
-  const named = [
-    ...Object.keys(definition.defaults ?? {}),
-    ...(definition.adminOnly ?? []),
-    ...(definition.links ?? []).flatMap((link) => (link.field ? [link.field] : [])),
-  ]
-  for (const field of named) {
-    if (!(field in shape)) throw new TypeError(`${name}: no field ${field} in its schema`)
-  }
   const nested = nestedLink(definition)
+  const links = (definition.links ?? []) as readonly Link[]
   const status = shape.status
-  const listSpec: ListSpec<T> = {
-    fields: fields as ListSpec<T>['fields'],
+  const keyword = definition.list.keyword as ((record: Row) => string) | undefined
+  const listSpec: ListSpec<Row> = {
+    fields,
     sortable: definition.list.sortable,
     statuses: status instanceof z.ZodEnum ? (status.options as string[]) : [],
-    keywordText: definition.list.keyword,
+    ...(keyword ? { keywordText: keyword } : {}),
     idFilters: Object.fromEntries(
-      (definition.links ?? []).flatMap((link) => (link.field ? [[link.field, link.field]] : [])),
+      links.flatMap((link) => (link.field ? [[link.field, link.field]] : [])),
     ),
   }
-  const nestedListSpec: ListSpec<T> = {
+  const nestedListSpec: ListSpec<Row> = {
     ...listSpec,
     idFilters: Object.fromEntries(
       Object.entries(listSpec.idFilters ?? {}).filter(([, field]) => field !== nested?.field),
     ),
   }
-  const uniqueKeys = Object.fromEntries(
-    Object.entries(definition.unique ?? {}).map(([field, key]) => [
+  const unique = (definition.unique ?? {}) as Record<
+    string,
+    { conflict: unknown; ignoreCase?: boolean }
+  >
+  const conflicts = Object.fromEntries(
+    Object.entries(unique).map(([field, key]) => [
       field,
-      key.ignoreCase
-        ? (record: { id: number }) => foldCase(String((record as Row)[field]))
-        : (record: { id: number }) => String((record as Row)[field]),
+      code(key.conflict, `${name}.unique.${field}.conflict`),
     ]),
   )
+  const uniqueKeys = Object.fromEntries(
+    Object.entries(unique).map(([field, key]) => [
+      field,
+      key.ignoreCase
+        ? (record: Row) => foldCase(String(record[field]))
+        : (record: Row) => String(record[field]),
+    ]),
+  )
+  const errors = {
+    create: (definition.errors?.create ?? []).map((spec: unknown, index: number) =>
+      code(spec, `${name}.errors.create[${index}]`),
+    ),
+    update: (definition.errors?.update ?? []).map((spec: unknown, index: number) =>
+      code(spec, `${name}.errors.update[${index}]`),
+    ),
+  }
+  const conflictCode = Object.values(conflicts)[0] ??
+    [...errors.create, ...errors.update].find((entry) => entry.status === 409) ?? {
+      key: 'conflict',
+      ...codes.conflict,
+    }
   // What only validation and the OpenAPI document need is built on first use.
-  const readOnly = once(() => [...readOnlyFields(schema), ...(nested ? [nested.field!] : [])])
+  const readOnly = once(() => [
+    ...new Set([
+      ...readOnlyFields(schema),
+      ...ALWAYS_READ_ONLY.filter((field) => field in shape),
+      ...(nested ? [nested.field!] : []),
+    ]),
+  ])
   const bodies = once(() => bodySchemas(definition, component, readOnly()))
   const listQuery = once(() => listQuerySchema(listSpec))
   const nestedListQuery = once(() => listQuerySchema(nestedListSpec))
   const recordQuery = once(() => recordQuerySchema(fields))
-  const resource: Resource<T> = {
+  return {
     definition,
     name,
     singular,
@@ -240,29 +345,28 @@ function compile<T extends Row>(definition: ResourceDefinition<T>): Resource<T> 
     dependents: [],
     table: {
       name,
-      unique: uniqueKeys,
+      unique: uniqueKeys as TableSpec['unique'],
       groups: Object.fromEntries(
-        (definition.links ?? []).flatMap((link) =>
-          link.field
-            ? [[link.field, (record: { id: number }) => (record as Row)[link.field!] as number]]
-            : [],
+        links.flatMap((link) =>
+          link.field ? [[link.field, (record: Row) => record[link.field!] as number]] : [],
         ),
-      ),
+      ) as TableSpec['groups'],
     },
     permission: (action) => definition.permissions?.[action] ?? 'admin',
     conflict(field, value) {
-      const entry = codeEntry(definition.unique![field]!.conflict)
+      const entry = conflicts[field]!
       return new ApiError(entry.status, entry.code, `${entry.message}: '${String(value)}'`)
     },
+    conflictCode,
+    errors,
+    uniqueConflicts: Object.values(conflicts),
     seed: {
       count: definition.seed.count,
       min: definition.seed.min ?? 0,
       max: definition.seed.max ?? DEFAULT_MAX_RECORDS,
-      ...(definition.seed.needs ? { needs: definition.seed.needs } : {}),
+      ...(definition.seed.needs ? { needs: nameOf(definition.seed.needs) } : {}),
     },
   }
-  compiled.set(definition, resource as unknown as Resource)
-  return resource
 }
 
 /** The resource with its owner and dependents resolved against the whole catalog. */
@@ -271,17 +375,11 @@ function withLinks(
   byName: ReadonlyMap<string, Resource>,
   all: readonly Resource[],
 ): Resource {
-  for (const link of resource.definition.links ?? []) {
-    if (!byName.has(link.resource))
-      throw new TypeError(`${resource.name} links to ${link.resource}, which is not defined`)
-  }
-  if (resource.seed.needs && !byName.has(resource.seed.needs))
-    throw new TypeError(`${resource.name} needs ${resource.seed.needs}, which is not defined`)
   const nested = nestedLink(resource.definition)
   const dependents = all.flatMap((other) =>
-    (other.definition.links ?? [])
-      .filter((link) => link.resource === resource.name)
-      .map((link) => ({ resource: other, link: link as Link<Row> })),
+    ((other.definition.links ?? []) as readonly Link[])
+      .filter((link) => nameOf(link.resource) === resource.name)
+      .map((link) => ({ resource: other, link })),
   )
   // Copied by descriptors, not spread: a spread would build every schema the getters defer.
   const linked = Object.defineProperties({}, Object.getOwnPropertyDescriptors(resource)) as {
@@ -290,9 +388,11 @@ function withLinks(
   linked.dependents = dependents
   if (nested) {
     linked.owner = {
-      link: nested as Link<Row> & { field: string; nested: Permission },
-      parent: byName.get(nested.resource)!,
+      link: nested as Link & { field: string; nested: Permission },
+      parent: byName.get(nameOf(nested.resource))!,
     }
   }
   return linked
 }
+
+export type { ResourceDefinition }

@@ -1,25 +1,35 @@
 import type { Faker } from '@faker-js/faker'
 import type * as z from 'zod'
-import type { CodeName, CodeSpec } from '../contract/codes.js'
+import type { CodeSpec } from '../contract/codes.js'
 import type { Table } from '../db/table.js'
 
-/** A stored record: identified by a positive integer id, immutable once stored. */
+/**
+ * Any stored record, as the engine handles records of every resource alike: identified by a
+ * positive integer id, immutable once stored, fields by name. A resource's own records are
+ * typed exactly by its schema ({@link RecordOf}).
+ */
 export type Row = { readonly id: number } & Record<string, unknown>
 
 /**
  * Who besides admins may call an operation (admins may call everything, CONTRACT B4):
- * `admin` no one else, `anyone` any signed-in caller, `own` a member acting on their own user
- * (the `user_id` in the path is theirs).
+ * `admin` no one else, `anyone` any signed-in caller, `own` a member acting on their own account
+ * (the account id in the path is theirs).
  */
 export type Permission = 'admin' | 'anyone' | 'own'
 
 /** The operations every resource gets. */
 export type Action = 'list' | 'create' | 'read' | 'replace' | 'update' | 'delete'
 
-/** A business code of the catalogue by name, or a code of your own (status 409). */
+/** A business code of the catalogue by name, or a code of its own (status 409 unless given). */
 export type ConflictCode = CodeSpec
 
-/** A field whose value no two records share: a write that would break it is 409 with `conflict`. */
+/** The record a schema describes (what the store keeps and the API returns). */
+export type RecordOfSchema<S extends z.ZodObject> = z.output<S>
+
+/** A field of a schema's records, by name: a typo does not compile. */
+export type FieldOf<S extends z.ZodObject> = keyof z.output<S> & string
+
+/** A field no two records share: a write that would break it is 409 with `conflict`. */
 export interface UniqueKey {
   conflict: ConflictCode
   /** Compare case-insensitively, as e-mail addresses (default false). */
@@ -31,13 +41,13 @@ export interface UniqueKey {
  * the records pointing at it (through their own `remove` rule); a data document whose pointer
  * leads nowhere is refused.
  */
-export interface Link<T extends Row> {
-  /** The resource pointed at, by name. */
-  resource: string
+export interface Link<S extends z.ZodObject = z.ZodObject> {
+  /** The resource pointed at: its definition (or its name). */
+  resource: AnyResourceDefinition | string
   /** The field holding its id (indexed, filterable in list queries: `?userId=2`). */
-  field?: keyof T & string
+  field?: FieldOf<S>
   /** Or the ids a record points at with their paths, e.g. an order's items → products. */
-  ids?(record: T): Iterable<[path: string, id: number]>
+  ids?(record: z.output<S>): Iterable<[path: string, id: number]>
   /**
    * The record belongs to the one pointed at: nested routes `/{resource}/{id}/{name}` list,
    * create and read them, for admins and callers with this permission. The field is then
@@ -51,12 +61,16 @@ export interface Link<T extends Row> {
  * read any table, find or change records through the same rules the API follows.
  */
 export interface DataService {
-  table<T extends Row = Row>(name: string): Table<T, string, string>
+  table<T extends { readonly id: number } = Row>(name: string): Table<T, string, string>
   /** The record with this id, or 404 naming it. */
-  find<T extends Row = Row>(name: string, id: number): T
-  create<T extends Row = Row>(name: string, input: Record<string, unknown>): T
-  update<T extends Row = Row>(name: string, current: T, changes: Record<string, unknown>): T
-  remove(name: string, record: Row): void
+  find<T extends { readonly id: number } = Row>(name: string, id: number): T
+  create<T extends { readonly id: number } = Row>(name: string, input: Record<string, unknown>): T
+  update<T extends { readonly id: number } = Row>(
+    name: string,
+    current: T,
+    changes: Record<string, unknown>,
+  ): T
+  remove(name: string, record: { readonly id: number }): void
   /** The current time as an ISO 8601 UTC string with milliseconds. */
   now(): string
 }
@@ -75,20 +89,23 @@ export interface SeedContext {
 }
 
 /** How a resource's seed data is made. */
-export interface SeedSpec<T extends Row> {
+export interface SeedSpec<S extends z.ZodObject = z.ZodObject> {
   /** Records by default. */
   count: number
   /** Fewest and most records a sandbox accepts (default 0 and 1,000,000). */
   min?: number
   max?: number
   /** A resource that must have records when this one has any (e.g. orders need products). */
-  needs?: string
-  /** The records in id order, without their ids (ids are 1, 2, 3…). */
-  generate(context: SeedContext): Array<Omit<T, 'id'>>
+  needs?: AnyResourceDefinition | string
+  /**
+   * The records in id order, without their ids (ids are 1, 2, 3…), as the schema takes them:
+   * checked against it when the sandbox is made.
+   */
+  generate(context: SeedContext): Array<Omit<z.input<S>, 'id'>>
 }
 
 /** Domain rules of a resource; every one optional. They see data, never a request. */
-export interface ResourceRules<T extends Row> {
+export interface ResourceRules<T> {
   /**
    * Problems with the records a write body points at, read from the raw body whatever else is
    * wrong with it, so one 422 names them beside every failing field (`current`: on update;
@@ -113,28 +130,38 @@ export interface OperationWords {
 
 /**
  * One resource of the API: everything the store, the routes, the list queries, the control
- * API, the data document, the seeder, the CLI and the OpenAPI document derive from.
+ * API, the data document, the seeder, the CLI and the OpenAPI document derive from. Typed from
+ * its schema: field names are the schema's, `defaults` its input's, records its output.
  */
-export interface ResourceDefinition<T extends Row = Row, N extends string = string> {
+export interface ResourceDefinition<
+  S extends z.ZodObject = z.ZodObject,
+  N extends string = string,
+> {
   /** The collection: its path segment, tag, document key and seed count option, e.g. `products`. */
   name: N
   /** One record, e.g. `product`: path parameter `product_id`, messages, operation ids. */
   singular: string
-  /** The record as stored and returned, with `id`, `createdAt` and `updatedAt` read-only. */
-  schema: z.ZodObject
+  /**
+   * The record as stored and returned: an object with an integer `id`. `id`, `createdAt` and
+   * `updatedAt` are read-only whether marked so or not.
+   */
+  schema: S
   /** Unique fields (`id` always is). */
-  unique?: Readonly<Record<string, UniqueKey>>
-  /** What list queries allow (CONTRACT B3): sortable fields and the text `keyword` searches. */
+  unique?: { readonly [K in FieldOf<S>]?: UniqueKey }
+  /**
+   * What list queries allow (CONTRACT B3): sortable fields, and the text `keyword` searches
+   * (without it, `keyword` is refused 400 on this resource).
+   */
   list: {
-    sortable: readonly (keyof T & string)[]
-    keyword(record: T): string
+    sortable: readonly FieldOf<S>[]
+    keyword?(record: z.output<S>): string
   }
   /** Who besides admins may call each action (default: admins only). */
   permissions?: Partial<Record<Action, Permission>>
   /** Fields only an admin may set or change (403 for anyone else who tries). */
-  adminOnly?: readonly (keyof T & string)[]
-  /** Defaults of writable fields when a create body leaves them out. */
-  defaults?: Readonly<Record<string, unknown>>
+  adminOnly?: readonly FieldOf<S>[]
+  /** Defaults of writable fields when a create body leaves them out (checked against the schema). */
+  defaults?: Partial<z.input<S>>
   /** Request bodies, when the derived ones (the writable fields) do not fit. */
   bodies?: {
     create?: z.ZodObject
@@ -143,21 +170,21 @@ export interface ResourceDefinition<T extends Row = Row, N extends string = stri
     /** POST on the nested route (default: the create body without the owner's field). */
     nestedCreate?: z.ZodObject
   }
-  links?: readonly Link<T>[]
-  rules?: ResourceRules<T>
+  links?: readonly Link<S>[]
+  rules?: ResourceRules<z.output<S>>
   /** Business errors the rules raise, per write action (for the OpenAPI document). */
-  errors?: Partial<Record<'create' | 'update', readonly CodeName[]>>
-  seed: SeedSpec<T>
+  errors?: Partial<Record<'create' | 'update', readonly CodeSpec[]>>
+  seed: SeedSpec<S>
   /** OpenAPI words: the tag's description and any operation's summary or description. */
   docs?: { description?: string; operations?: Partial<Record<Action, OperationWords>> }
 }
 
-/** Any definition: a list of them mixes record types. */
-// eslint-disable-next-line @typescript-eslint/no-explicit-any -- each list entry has its own record type
+/** Any definition: a list of them mixes schemas. */
+// eslint-disable-next-line @typescript-eslint/no-explicit-any -- each list entry has its own schema
 export type AnyResourceDefinition = ResourceDefinition<any, string>
 
-/** The record type of a definition. */
-export type RecordOf<D> = D extends ResourceDefinition<infer T, string> ? T : never
+/** The record type of a definition: exactly its schema's output. */
+export type RecordOf<D> = D extends ResourceDefinition<infer S, string> ? z.output<S> : never
 
 /** A map from each definition's name to its records, its table or a count. */
 export type Named<
@@ -171,9 +198,17 @@ export type Named<
       : number
 }
 
+/** What a schema without an integer `id` is told, instead of compiling. */
+type NeedsId<S extends z.ZodObject> =
+  z.output<S> extends { id: number }
+    ? unknown
+    : { schema: 'needs an integer id field, e.g. id: readOnly(idSchema)' }
+
 /**
  * Declares a resource: one file that gives a real API's resource CRUD, list queries, auth,
- * the contract's errors, the control API, persistence and OpenAPI in all three modes.
+ * the contract's errors, the control API, persistence and OpenAPI in all three modes. What
+ * types cannot catch is refused with a TypeError naming the resource and the field when a
+ * sandbox is made.
  *
  * @example
  * const categories = defineResource({
@@ -187,7 +222,12 @@ export type Named<
  * })
  */
 export function defineResource<S extends z.ZodObject, const N extends string>(
-  definition: ResourceDefinition<z.output<S> & Row, N> & { schema: S },
-): ResourceDefinition<z.output<S> & Row, N> {
+  definition: ResourceDefinition<S, N> & NeedsId<S>,
+): ResourceDefinition<S, N> {
   return definition
+}
+
+/** The name of a resource given by definition or by name. */
+export function nameOf(resource: AnyResourceDefinition | string): string {
+  return typeof resource === 'string' ? resource : resource.name
 }

@@ -7,6 +7,7 @@ import { PROGRESS_STEP } from '../db/progress.js'
 import type { Document, Snapshot } from '../db/store.js'
 import type { Catalog } from './catalog.js'
 import type { Row } from './define.js'
+import { nameOf } from './define.js'
 
 export type DocumentCheck = { ok: true; document: Document } | { ok: false; problem: string }
 
@@ -157,12 +158,12 @@ function links(catalog: Catalog, document: Readonly<Record<string, Row[]>>): str
     if (links.length === 0 && !rules?.check) continue
     for (const [index, record] of document[name]!.entries()) {
       for (const link of links) {
-        const target = catalog.get(link.resource)
+        const target = catalog.get(nameOf(link.resource))
         const pointers: Iterable<[string, number]> = link.field
           ? [[link.field, record[link.field] as number]]
           : link.ids!(record)
         for (const [path, id] of pointers) {
-          if (!idsOf(link.resource).has(id))
+          if (!idsOf(target.name).has(id))
             return `${name}[${index}].${path}: ${target.singular} ${id} does not exist`
         }
       }

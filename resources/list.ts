@@ -11,8 +11,8 @@ export interface ListSpec<T extends { id: number }> {
   sortable: readonly Field<T>[]
   /** The values `status` accepts. */
   statuses: readonly string[]
-  /** The text `keyword` searches, case-insensitively. */
-  keywordText(record: T): string
+  /** The text `keyword` searches, case-insensitively (without it, `keyword` is refused). */
+  keywordText?(record: T): string
   /** Extra integer filters (e.g. `userId` on /orders): parameter name → record field. */
   idFilters?: Readonly<Record<string, Field<T>>>
 }
@@ -108,7 +108,7 @@ function matcher<T extends { id: number }>(
 ): ((record: T, position: number) => boolean) | null {
   const { status, keyword, idFilters } = query
   if (status === undefined && keyword === undefined && idFilters.length === 0) return null
-  const lower = (record: T) => spec.keywordText(record).toLowerCase()
+  const lower = (record: T) => spec.keywordText!(record).toLowerCase()
   const texts =
     keyword === undefined ? null : (table.derived?.('keyword', lower) ?? rows.map(lower))
   return (record, position) => {

@@ -30,6 +30,8 @@ export interface QueryParameter {
   description?: string
   /** `fields` is a comma-separated list: OpenAPI `style: form, explode: false`. */
   list?: boolean
+  /** Refused, not documented (a parameter a resource lacks, answered 400 rather than ignored). */
+  hidden?: boolean
 }
 
 /** The parameters of one route's query, by name, in the order they are checked and documented. */
@@ -100,6 +102,7 @@ export function listQuerySchema(spec: {
   fields: readonly string[]
   sortable: readonly string[]
   statuses: readonly string[]
+  keywordText?: unknown
   idFilters?: Readonly<Record<string, string>> | undefined
 }): QuerySchema {
   const [first, ...statuses] = spec.statuses
@@ -114,12 +117,23 @@ export function listQuerySchema(spec: {
     ),
     order: enumQuery('order', ['asc', 'desc'], 'asc'),
     fields: fieldsParameter(spec.fields),
-    keyword: {
-      schema: z.string().min(1).max(KEYWORD_MAX_LENGTH),
-      read: (raw) => raw,
-      problem: (raw) => `keyword must be 1 to ${KEYWORD_MAX_LENGTH} characters, got ${raw.length}`,
-      description: 'Case-insensitive substring search.',
-    },
+    keyword: spec.keywordText
+      ? {
+          schema: z.string().min(1).max(KEYWORD_MAX_LENGTH),
+          read: (raw) => raw,
+          problem: (raw) =>
+            `keyword must be 1 to ${KEYWORD_MAX_LENGTH} characters, got ${raw.length}`,
+          description: 'Case-insensitive substring search.',
+        }
+      : {
+          // A resource without keyword text: a search is refused rather than ignored (a client
+          // would otherwise take the whole list for the matches).
+          schema: z.never(),
+          read: (raw) => raw,
+          accepts: () => false,
+          problem: () => 'keyword is not available here: this resource defines no text to search',
+          hidden: true,
+        },
     ...Object.fromEntries(
       Object.keys(spec.idFilters ?? {}).map((name) => [
         name,

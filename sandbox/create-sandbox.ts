@@ -3,7 +3,9 @@ import { describeIssue } from '../contract/issues.js'
 import type { Snapshot } from '../db/store.js'
 import { checkSnapshot } from '../resources/document.js'
 import { seedCatalog } from '../resources/seed.js'
-import type { DbDocument, DbSnapshot, ShopStore } from '../shop/index.js'
+import type { Store } from '../db/store.js'
+import type { ApiDefinition } from '../resources/api.js'
+import type { AnyResourceDefinition, Named } from '../resources/define.js'
 import { apiRoutes } from '../http/routes.js'
 import { handleControl } from '../http/control.js'
 import type { ApiRequest, ApiResponse } from '../contract/exchange.js'
@@ -23,14 +25,30 @@ import { InstanceRegistry } from '../state/registry.js'
 import type { RuntimeConfig, RuntimeConfigInput } from '../state/runtime-config.js'
 import { runtimeConfigPatchSchema } from '../state/runtime-config.js'
 
-/** A running sandbox: its MSW handlers, its data, and its controls. */
-export interface Sandbox {
+/** The whole data set of an API's resources as one JSON document, by resource name. */
+export type ApiDocument<D extends readonly AnyResourceDefinition[]> = Named<D, 'records'>
+
+/** A document plus the id sequences, so a restore continues exactly where the snapshot was. */
+export type ApiSnapshot<D extends readonly AnyResourceDefinition[]> = ApiDocument<D> & {
+  nextIds: Named<D, 'count'>
+}
+
+/** One sandbox's data: a table per resource, also as a property (`db.users`), typed by its schema. */
+export type ApiStore<D extends readonly AnyResourceDefinition[]> = {
+  toJSON(): ApiDocument<D>
+  snapshot(): ApiSnapshot<D>
+} & Store &
+  Readonly<Named<D, 'table'>>
+
+/** A running sandbox of an API (`D`: its resources): its MSW handlers, its data, its controls. */
+// eslint-disable-next-line @typescript-eslint/no-explicit-any -- a sandbox of an API not known by type
+export interface Sandbox<D extends readonly AnyResourceDefinition[] = any> {
   /** Resolved options (defaults filled in). */
   readonly options: ResolvedOptions
   /** MSW request handlers: `setupServer(...sandbox.handlers)` or `setupWorker(...)`. */
   readonly handlers: HttpHandler[]
   /** The default sandbox's data: an indexed table per resource (`db.users`, `db.table(name)`). */
-  readonly db: ShopStore
+  readonly db: ApiStore<D>
   /** Answers a Fetch API request without any network, as the handlers would. */
   fetch(input: string | URL | Request, init?: RequestInit): Promise<Response>
   /** Answers a transport-neutral request (what the Node server uses). */
@@ -40,9 +58,9 @@ export interface Sandbox {
   /** Back to the seeded data; sessions, journal, settings and every `X-Sandbox-Id` sandbox reset. */
   reset(): void
   /** A copy of the default sandbox's data and id sequences (cheap: records are immutable). */
-  snapshot(): DbSnapshot
+  snapshot(): ApiSnapshot<D>
   /** Replaces the default sandbox's data with a snapshot or a validated document. */
-  restore(snapshot: DbSnapshot | DbDocument): void
+  restore(snapshot: ApiSnapshot<D> | ApiDocument<D>): void
   /** The default sandbox's runtime settings. */
   readonly config: RuntimeConfig
   /** Changes runtime settings of the default sandbox; returns them. */
@@ -68,19 +86,17 @@ export interface Sandbox {
 }
 
 /**
- * Creates a sandbox of the Shop API: seeded data and the handlers that serve it.
+ * Creates a sandbox of an API (`options.api`, see `defineApi`): seeded data and the handlers
+ * that serve it. The package's `createSandbox` is this with the Shop API as the default.
  *
  * @example
- * import { setupServer } from 'msw/node'
- * import { createSandbox } from 'shop-sandbox'
- *
- * const sandbox = createSandbox({ baseUrl: 'https://api.example.test', seed: 42 })
+ * const sandbox = createApiSandbox({ api: myApi, baseUrl: 'https://api.example.test' })
  * const server = setupServer(...sandbox.handlers)
- * beforeAll(() => server.listen())
- * afterEach(() => sandbox.reset())
- * afterAll(() => server.close())
  */
-export function createSandbox(options: SandboxOptions = {}): Sandbox {
+export function createApiSandbox<
+  const A extends ApiDefinition,
+  const R extends readonly AnyResourceDefinition[] = [],
+>(options: SandboxOptions<A> & { api: A; resources?: R }): Sandbox<[...A['resources'], ...R]> {
   const resolved = resolveOptions(options)
   const { catalog } = resolved
   const seed = seedCatalog(catalog, { ...resolved.counts, seed: resolved.seed }, options.onProgress)
@@ -141,10 +157,10 @@ export function createSandbox(options: SandboxOptions = {}): Sandbox {
   const claim = (url: URL) => claims({ ...resolved, roots: routes.roots }, url)
   const main = registry.defaultInstance
 
-  const sandbox: Sandbox = {
+  const sandbox: Sandbox<[...A['resources'], ...R]> = {
     options: resolved,
     handlers: createHandlers(claim, handleRequest, { onError: resolved.onUnexpectedError }),
-    db: main.store as ShopStore,
+    db: main.store as unknown as ApiStore<[...A['resources'], ...R]>,
     handle: handleRequest,
     claims: claim,
     async fetch(input, init) {
@@ -166,7 +182,7 @@ export function createSandbox(options: SandboxOptions = {}): Sandbox {
       const snapshot = main.store.snapshot()
       for (const list of Object.values(snapshot)) Object.freeze(list)
       issued.add(Object.freeze(snapshot))
-      return snapshot as unknown as DbSnapshot
+      return snapshot as unknown as ApiSnapshot<[...A['resources'], ...R]>
     },
     restore(snapshot) {
       if (issued.has(snapshot)) return main.store.restore(snapshot as unknown as Snapshot)
@@ -196,7 +212,7 @@ export function createSandbox(options: SandboxOptions = {}): Sandbox {
     },
     instance: (name = null) => registry.get(name),
   }
-  answers.set(sandbox, answerRequest)
+  answers.set(sandbox as unknown as Sandbox, answerRequest)
   return sandbox
 }
 

@@ -1,7 +1,7 @@
 import { ApiError } from '../contract/api-error.js'
 import { JSON_CONTENT_TYPE } from '../contract/envelope.js'
 import type { ApiRequest, ApiResponse } from '../contract/exchange.js'
-import { openApiDocument } from '../openapi/document.js'
+import { apiDocument } from '../openapi/document.js'
 import type { ResolvedOptions } from './options.js'
 
 /** `GET /openapi.json`: the OpenAPI document itself (not an envelope), for any tool to read. */
@@ -16,7 +16,7 @@ export function openApiResponse(
       { allow: 'GET' },
     )
   }
-  const document = openApiDocument({
+  const document = apiDocument({
     baseUrl: `${options.origin ?? ''}${options.basePath}`,
     catalog: options.catalog,
   })

@@ -1,93 +1,33 @@
-import * as z from 'zod'
-import { once } from '../contract/once.js'
-import { describeIssue } from '../contract/issues.js'
-import type { ProgressReporter } from '../db/progress.js'
+import { describeIssues } from '../contract/issues.js'
+import type { ApiDefinition } from '../resources/api.js'
 import { Catalog } from '../resources/catalog.js'
-import type { AnyResourceDefinition } from '../resources/define.js'
+import type { AnyResourceDefinition, Named } from '../resources/define.js'
 import { resolveSeedOptions } from '../resources/seed.js'
-import type { ShopCounts } from '../shop/index.js'
-import { shopCatalog, shopResources } from '../shop/index.js'
-import type { Delay, RuntimeConfig } from '../state/runtime-config.js'
 import type { SandboxLimits } from '../state/limits.js'
-import type { OverrideInput } from '../state/overrides.js'
-import { defaultLimits, limitBounds } from '../state/limits.js'
-import {
-  defaultRuntimeConfig,
-  runtimeConfigPatchSchema,
-  withSettings,
-} from '../state/runtime-config.js'
+import type { RuntimeConfig } from '../state/runtime-config.js'
+import { defaultRuntimeConfig, withSettings } from '../state/runtime-config.js'
+import type { OptionName, OptionsOf, OptionValue } from './option-table.js'
+import { optionSchema, optionTable } from './option-table.js'
 
-/** Options of {@link createSandbox}; every one is also a CLI flag of `shop-sandbox serve`. */
-export interface SandboxOptions extends Partial<ShopCounts> {
-  /** Seed of the generator: the same seed and counts give byte-identical data. Default 1. */
-  seed?: number
-  /**
-   * Resources of your real API beyond the shop's (see `defineResource`): each gets CRUD, list
-   * queries, auth, the contract's errors, the control API, persistence and OpenAPI.
-   */
-  resources?: readonly AnyResourceDefinition[]
-  /** Records to seed per resource by name (the shop's counts may also be given as options). */
-  counts?: Readonly<Record<string, number>>
-  /**
-   * Where the API lives: relative like `''` (the root, default) or `/api`, or absolute like
-   * `https://api.example.com` or `https://api.example.com/v1`. Requests elsewhere are not touched.
-   */
-  baseUrl?: string
-  /** Require bearer tokens (default true). When false, requests without a token act as the admin. */
-  auth?: boolean
-  /** Lifetime of tokens from `POST /sessions`, in seconds (default 3600). */
-  tokenTtl?: number
-  /** Unknown query parameters and body fields are errors (default false). */
-  strict?: boolean
-  /** Latency of every API response: ms, `{ min, max }` or `"min-max"` (default 0). */
-  delay?: Delay | string
-  /** Share of API requests answered 500 or 503, 0 to 1 (default 0), from a PRNG seeded by `seed`. */
-  errorRate?: number
-  /** Share of API requests whose connection is dropped, 0 to 1 (default 0). */
-  dropRate?: number
-  /** Serve the control API under `/__sandbox` (default true). */
-  control?: boolean
-  /**
-   * Where the OpenAPI document is served (default `/openapi.json`; `false`: not at all).
-   * `startSandbox` puts it under a relative base URL instead, so it never shadows the app's files.
-   */
-  openApiPath?: string | false
-  /** Live `X-Sandbox-Id` sandboxes kept at most; the least recently used goes first (default 1000). */
-  maxSandboxes?: number
-  /** Requests kept in each sandbox's journal (default 1000; 0 turns the journal off). */
-  journalSize?: number
-  /** Bytes of one request or response body the journal keeps, redacted (default 16 KiB; 0: no bodies). */
-  journalBodyBytes?: number
-  /** Bytes one sandbox's journal may take, bodies counted (default 4 MiB); the oldest entries go first. */
-  journalBytes?: number
-  /** Live session tokens per sandbox (default 10,000); past it `POST /sessions` gets 429. */
-  maxSessions?: number
-  /** Estimated bytes all `X-Sandbox-Id` sandboxes may hold together (default 256 MiB; the server: a quarter of the heap limit). */
-  sandboxesMemory?: number
-  /** Largest `PUT /__sandbox/db` body in bytes (default 8 MiB). */
-  maxDocumentBytes?: number
-  /** Overrides one sandbox keeps at most (default 1000); past it, adding one is 429. */
-  maxOverrides?: number
-  /**
-   * Estimated bytes the overrides of one sandbox may take (default 16 MiB; the server: a
-   * sixty-fourth of the heap limit); one larger alone is 413, one that does not fit 429.
-   */
-  overridesBytes?: number
-  /** The clock for timestamps and token expiry (default: the real one). */
-  clock?: () => Date | number
-  /** Called with anything unexpected a request throws (it is answered 500). Default: `console.error`. */
-  onUnexpectedError?: (error: unknown) => void
-  /** Hears how seeding and indexing advance (for a progress bar on big data sets). */
-  onProgress?: ProgressReporter
-  /** Overrides (CONTRACT C2) the default sandbox starts with, as `sandbox.override()` takes them. */
-  overrides?: readonly OverrideInput[]
-}
+/**
+ * Options of a sandbox: every option of the option table whose scope is `sandbox` (see the
+ * reference docs, or `shop-sandbox --help`), plus a record count per resource of the API by
+ * its name (`users: 200`).
+ */
+export type SandboxOptions<A extends ApiDefinition = ApiDefinition> = {
+  [K in OptionsOf<'sandbox'>]?: OptionValue<K>
+} & CountOptions<A>
+
+/** A count option per resource of a known API (`users: 200`); none for an API not known by type. */
+type CountOptions<A extends ApiDefinition> = string extends A['resources'][number]['name']
+  ? unknown
+  : Partial<Named<A['resources'], 'count'>>
 
 export interface ResolvedOptions {
   seed: number
   /** Records seeded per resource. */
   counts: Record<string, number>
-  /** The resources served: the shop's, then the sandbox's own. */
+  /** The API served: its resources, then the sandbox's own. */
   catalog: Catalog
   origin: string | null
   basePath: string
@@ -102,133 +42,112 @@ export interface ResolvedOptions {
   onUnexpectedError: (error: unknown) => void
 }
 
-/** Bounds of the numeric options, [min, max] (the CLI's flags take the same). */
-export const optionLimits = {
-  tokenTtl: [1, 31_536_000],
-  maxSandboxes: [1, 100_000],
-} as const
+/** The options a sandbox takes, by name (the table's `sandbox` scope). */
+const sandboxOptionNames = (Object.keys(optionTable) as OptionName[]).filter(
+  (name) => optionTable[name].scope === 'sandbox',
+)
 
-/** The defaults of the fixed options (the runtime settings' are `defaultRuntimeConfig`; the CLI's flags take both). */
-export const optionDefaults = {
-  tokenTtl: 3600,
-  control: true,
-  openApiPath: '/openapi.json' as string | false,
-  maxSandboxes: 1000,
+/** An option's value as given, or its default from the table. */
+function valueOr<K extends OptionName>(given: Record<string, unknown>, name: K) {
+  return (given[name] ?? optionTable[name].default) as OptionValue<K> & {}
 }
 
 /**
- * The schema of each validated option, in the order problems are reported: the runtime settings
- * (validated as `PATCH /__sandbox/config` does), then the fixed options. Each is built when an
- * option it checks is given: a sandbox created with none of them builds none.
+ * The options given, each validated against its schema (only those given are parsed), and a
+ * key that is no option and no resource of the API refused: a TypeError naming every bad one.
  */
-const optionSchemas: Record<string, () => z.ZodType> = Object.fromEntries(
-  Object.entries({
-    ...Object.fromEntries(
-      Object.keys(defaultRuntimeConfig).map((name) => [
-        name,
-        () => runtimeConfigPatchSchema().shape[name as keyof RuntimeConfig],
-      ]),
-    ),
-    baseUrl: () => z.string().max(2000),
-    tokenTtl: () => z.int().min(optionLimits.tokenTtl[0]).max(optionLimits.tokenTtl[1]),
-    control: () => z.boolean(),
-    openApiPath: () =>
-      z.union([
-        z.literal(false),
-        z.string().regex(/^\/[^?#\s]*$/, 'must be a path starting with /'),
-      ]),
-    maxSandboxes: () => z.int().min(optionLimits.maxSandboxes[0]).max(optionLimits.maxSandboxes[1]),
-    ...Object.fromEntries(
-      Object.entries(limitBounds).map(([name, [min, max]]) => [
-        name,
-        () => z.int().min(min).max(max),
-      ]),
-    ),
-  }).map(([name, make]) => [name, once(make as () => z.ZodType)]),
-)
-
-/** The options with a schema, validated (only those given are parsed); throws naming every bad one. */
-function validOptions(options: SandboxOptions): Record<string, unknown> {
+function validOptions(options: object, catalog: Catalog): Record<string, unknown> {
   if (typeof options !== 'object' || options === null)
     throw new TypeError('Invalid sandbox options: options: must be an object')
   const values: Record<string, unknown> = {}
   const problems: string[] = []
-  for (const [name, schema] of Object.entries(optionSchemas)) {
+  // In the table's order (settings first), then the rest: the same message for the same mistakes.
+  const given = Object.keys(options)
+  const order = [
+    ...sandboxOptionNames.filter((name) => given.includes(name)),
+    ...given.filter((name) => !sandboxOptionNames.includes(name as OptionName)),
+  ]
+  for (const name of order) {
     const value = (options as Record<string, unknown>)[name]
     if (value === undefined) continue
-    const parsed = schema().safeParse(value, { reportInput: true })
+    if (!sandboxOptionNames.includes(name as OptionName)) {
+      if (catalog.names.includes(name)) values[name] = value
+      else
+        problems.push(
+          `${name}: is not an option of a sandbox (see the reference docs or shop-sandbox --help)`,
+        )
+      continue
+    }
+    const parsed = optionSchema[name as OptionName]().safeParse(value, { reportInput: true })
     if (parsed.success) values[name] = parsed.data
     else
       for (const issue of parsed.error.issues)
-        problems.push(describeIssue({ ...issue, path: [name, ...issue.path] }, 'options'))
+        problems.push(...describeIssues({ ...issue, path: [name, ...issue.path] }, 'options'))
   }
   if (problems.length > 0) throw new TypeError(`Invalid sandbox options: ${problems.join('; ')}`)
   return values
 }
 
-/** Fills in defaults and validates; throws an Error whose message names every bad option. */
-export function resolveOptions(options: SandboxOptions = {}): ResolvedOptions {
-  const given = validOptions(options) as Partial<typeof optionDefaults> & {
-    baseUrl?: string
-  } & Partial<Record<keyof typeof limitBounds, number>> &
-    Partial<RuntimeConfig>
-  const {
-    baseUrl,
-    tokenTtl,
-    control,
-    openApiPath,
-    maxSandboxes,
-    journalSize,
-    journalBodyBytes,
-    journalBytes,
-    maxSessions,
-    sandboxesMemory,
-    maxDocumentBytes,
-    maxOverrides,
-    overridesBytes,
-    ...settings
-  } = { ...optionDefaults, ...given }
-  const { clock } = options
-  const catalog = options.resources?.length
-    ? new Catalog([...shopResources, ...options.resources])
-    : shopCatalog
+/**
+ * Fills in defaults and validates; throws an Error whose message names every bad option (and a
+ * TypeError naming the resource and field of any mistake in the API's definitions).
+ */
+export function resolveOptions(options: SandboxOptions & { api: ApiDefinition }): ResolvedOptions {
+  const { api, resources } = options as { api: ApiDefinition; resources?: unknown }
+  if (resources !== undefined && !Array.isArray(resources))
+    throw new TypeError(
+      'Invalid sandbox options: resources: must be a list of resource definitions',
+    )
+  const catalog = Catalog.of(api, (resources ?? []) as readonly AnyResourceDefinition[])
+  const given = validOptions(options, catalog)
+  const clock = given.clock as (() => Date | number) | undefined
   return {
-    ...seedOptions(catalog, options),
+    ...seedOptions(catalog, given),
     catalog,
-    ...parseBaseUrl(baseUrl ?? ''),
-    tokenTtl,
-    control,
-    openApiPath: openApiPath === false ? null : openApiPath,
-    maxSandboxes,
+    ...parseBaseUrl(valueOr(given, 'baseUrl')),
+    tokenTtl: valueOr(given, 'tokenTtl'),
+    control: valueOr(given, 'control'),
+    openApiPath:
+      valueOr(given, 'openApiPath') === false ? null : (valueOr(given, 'openApiPath') as string),
+    maxSandboxes: valueOr(given, 'maxSandboxes'),
     limits: {
       journal: {
-        size: journalSize ?? defaultLimits.journal.size,
-        bodyBytes: journalBodyBytes ?? defaultLimits.journal.bodyBytes,
-        bytes: journalBytes ?? defaultLimits.journal.bytes,
+        size: valueOr(given, 'journalSize'),
+        bodyBytes: valueOr(given, 'journalBodyBytes'),
+        bytes: valueOr(given, 'journalBytes'),
       },
-      maxSessions: maxSessions ?? defaultLimits.maxSessions,
-      sandboxesMemory: sandboxesMemory ?? defaultLimits.sandboxesMemory,
-      maxDocumentBytes: maxDocumentBytes ?? defaultLimits.maxDocumentBytes,
-      overrides: {
-        count: maxOverrides ?? defaultLimits.overrides.count,
-        bytes: overridesBytes ?? defaultLimits.overrides.bytes,
-      },
+      maxSessions: valueOr(given, 'maxSessions'),
+      sandboxesMemory: valueOr(given, 'sandboxesMemory'),
+      maxDocumentBytes: valueOr(given, 'maxDocumentBytes'),
+      overrides: { count: valueOr(given, 'maxOverrides'), bytes: valueOr(given, 'overridesBytes') },
     },
-    config: withSettings(defaultRuntimeConfig, settings),
+    config: withSettings(defaultRuntimeConfig, {
+      delay: given.delay as RuntimeConfig['delay'] | undefined,
+      errorRate: given.errorRate as number | undefined,
+      dropRate: given.dropRate as number | undefined,
+      strict: given.strict as boolean | undefined,
+      auth: given.auth as boolean | undefined,
+    }),
     now: clock ? () => Number(clock()) : Date.now,
     onUnexpectedError:
-      options.onUnexpectedError ??
+      (given.onUnexpectedError as ((error: unknown) => void) | undefined) ??
       ((error) => console.error('[shop-sandbox] unexpected error:', error)),
   }
 }
 
-/** The seed and every resource's count, from `counts` and the shop's count options. */
-function seedOptions(catalog: Catalog, options: SandboxOptions) {
-  const given: Record<string, unknown> = { ...options.counts, seed: options.seed }
-  for (const { name } of shopCatalog.resources)
-    given[name] ??= (options as Record<string, unknown>)[name]
-  const { seed, ...counts } = resolveSeedOptions(catalog, given)
-  return { seed, counts }
+/** The seed and every resource's count, from `counts` and the per-resource count options. */
+function seedOptions(catalog: Catalog, given: Record<string, unknown>) {
+  const counts = (given.counts ?? {}) as Record<string, number>
+  for (const name of Object.keys(counts)) {
+    if (!catalog.names.includes(name))
+      throw new TypeError(
+        `Invalid sandbox options: counts.${name}: no resource named ${name} (resources: ${catalog.names.join(', ')})`,
+      )
+  }
+  const requested: Record<string, unknown> = { ...counts, seed: given.seed }
+  for (const name of catalog.names) requested[name] ??= given[name]
+  const { seed, ...resolved } = resolveSeedOptions(catalog, requested)
+  return { seed, counts: resolved }
 }
 
 /** Splits a base URL into an origin (null when relative) and a path without trailing slash. */

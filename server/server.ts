@@ -8,8 +8,12 @@ import { failure, JSON_CONTENT_TYPE } from '../contract/envelope.js'
 import { requestIdFor } from '../http/pipeline.js'
 import type { ApiResponse } from '../contract/exchange.js'
 import { isPending } from '../contract/exchange.js'
+import type { ApiDefinition } from '../resources/api.js'
+import type { AnyResourceDefinition } from '../resources/define.js'
 import type { Sandbox } from '../sandbox/create-sandbox.js'
-import { answerOf, createSandbox } from '../sandbox/create-sandbox.js'
+import { answerOf, createApiSandbox } from '../sandbox/create-sandbox.js'
+import type { ScopeOptions } from '../sandbox/option-table.js'
+import { optionTable, validScope } from '../sandbox/option-table.js'
 import type { SandboxOptions } from '../sandbox/options.js'
 import { cors } from './cors.js'
 import type { AllowedHosts } from './guard.js'
@@ -22,57 +26,18 @@ import { DataFile } from './persistence.js'
 import { requestLog } from './request-log.js'
 import type { FrameHeaders } from './respond.js'
 import { discardBody, sendAnswer, setFrame } from './respond.js'
-import type { ServerTimeouts } from './timeouts.js'
 import { timeouts } from './timeouts.js'
 
 export type { ServerTimeouts } from './timeouts.js'
 export { timeouts } from './timeouts.js'
 
-/** Options of {@link createSandboxServer}: the sandbox's, plus where and how to listen. */
-export interface SandboxServerOptions extends SandboxOptions {
-  /** Port to listen on; 0 picks a free one (default 4010). */
-  port?: number
-  /** Address to bind (default 127.0.0.1, reachable from this machine only). */
-  host?: string
-  /** Resource path prefix, e.g. `/api` (default none). Overrides `baseUrl`. */
-  basePath?: string
-  /** Write a one-line log per request with this function (default: no log). */
-  log?: (line: string) => void
-  /**
-   * Keep the data in this JSON file: loaded at start; every write is answered only once it is
-   * durable (in the file, or the log beside it the file is compacted from).
-   */
-  data?: string
-  /**
-   * How the data file is written: `pretty` (default: 2-space indents, fields in schema order, as
-   * json-server writes `db.json`) or `compact` (one line: smaller and faster to write).
-   */
-  dataFormat?: 'pretty' | 'compact'
-  /**
-   * Origins besides loopback ones (`http://localhost:5173`, …) that may call from a browser;
-   * `'*'` allows any (CONTRACT C3). Others are refused 403 / 40300.
-   */
-  corsOrigin?: string[]
-  /**
-   * Host names accepted in the `Host` header besides loopback names and the bound address;
-   * `'all'` turns the check off (CONTRACT C3; stops DNS rebinding).
-   */
-  allowedHosts?: AllowedHosts
-  /**
-   * Bytes of request bodies held in memory at once (default: an eighth of the heap limit, at
-   * most 128 MiB); past it a body is refused 429 / 42900 instead of read.
-   */
-  inFlightBodyBytes?: number
-  /** Override some of the {@link timeouts}. */
-  timeouts?: Partial<ServerTimeouts>
-  /**
-   * How the API is served over HTTP: `fast` (default) feeds the handlers' pipeline straight
-   * from Node's request; `msw` turns each request into a Fetch `Request` resolved by MSW's
-   * `getResponse` over the sandbox's handlers (slower, see the README's performance notes;
-   * same answers).
-   */
-  transport?: 'fast' | 'msw'
-}
+/**
+ * Options of a sandbox server: the sandbox's, plus where and how to listen (the option table's
+ * `server` scope: `port`, `host`, `basePath`, `data`, `dataFormat`, `corsOrigin`,
+ * `allowedHosts`, `transport`, `inFlightBodyBytes`, `timeouts`, `log`).
+ */
+export type SandboxServerOptions<A extends ApiDefinition = ApiDefinition> = SandboxOptions<A> &
+  ScopeOptions<'server'>
 
 /**
  * Answers what never reaches a request listener, on the raw socket, and closes it: a request
@@ -97,12 +62,13 @@ function answerRaw(socket: Duplex, answer: 'timeout' | ApiError): void {
   )
 }
 
-/** A started sandbox server. */
-export interface SandboxServer {
+/** A started sandbox server (of an API whose resources are `D`). */
+// eslint-disable-next-line @typescript-eslint/no-explicit-any -- a server of an API not known by type
+export interface SandboxServer<D extends readonly AnyResourceDefinition[] = any> {
   /** Where it listens, e.g. `http://127.0.0.1:4010` (plus the base path, if any). */
   readonly url: string
   readonly port: number
-  readonly sandbox: Sandbox
+  readonly sandbox: Sandbox<D>
   readonly server: Server
   /** Whether the data came from the `data` file or was seeded (and the file created). */
   readonly dataFile: 'loaded' | 'created' | null
@@ -119,39 +85,43 @@ export interface SandboxServer {
 const FORBIDDEN_METHODS = new Set(['CONNECT', 'TRACE', 'TRACK'])
 
 /**
- * Starts the sandbox as a real HTTP server: the handlers' pipeline fed straight from Node's
- * request (or, with `transport: 'msw'`, the MSW handlers through msw's `getResponse`, loaded
- * only then).
+ * Starts a sandbox of an API (`options.api`) as a real HTTP server: the handlers' pipeline fed
+ * straight from Node's request (or, with `transport: 'msw'`, the MSW handlers through msw's
+ * `getResponse`, loaded only then). The package's `createSandboxServer` is this with the Shop
+ * API as the default.
  *
  * @example
- * const server = await createSandboxServer({ port: 0 })
+ * const server = await createApiSandboxServer({ api: myApi, port: 0 })
  * const res = await fetch(`${server.url}/users`, { headers: { authorization: 'Bearer sandbox-admin-token' } })
  * await server.close()
  */
-export async function createSandboxServer(
-  options: SandboxServerOptions = {},
+export async function createApiSandboxServer(
+  options: SandboxServerOptions & { api: ApiDefinition },
 ): Promise<SandboxServer> {
+  const given = validScope(options, 'server', 'server')
   const {
-    port = 4010,
-    host = '127.0.0.1',
+    port = optionTable.port.default,
+    host = optionTable.host.default as string,
     basePath,
     log,
     data,
-    dataFormat = 'pretty',
+    dataFormat = optionTable.dataFormat.default,
     corsOrigin,
     allowedHosts = [],
     inFlightBodyBytes,
-    transport = 'fast',
+    transport = optionTable.transport.default,
     timeouts: timeoutOverrides,
-    ...sandboxOptions
-  } = options
+  } = given as ScopeOptions<'server'> & { allowedHosts?: AllowedHosts; basePath?: string }
+  const sandboxOptions = Object.fromEntries(
+    Object.entries(options).filter(([name]) => !isServerOption(name)),
+  ) as SandboxOptions & { api: ApiDefinition }
   const limits = { ...timeouts, ...timeoutOverrides }
-  const sandbox = createSandbox({
+  const sandbox = createApiSandbox({
     sandboxesMemory: heapShare(),
     overridesBytes: heapShare(64),
     ...sandboxOptions,
-    ...(basePath === undefined ? {} : { baseUrl: basePath }),
-  })
+    ...(basePath === undefined || basePath === '' ? {} : { baseUrl: basePath }),
+  }) as unknown as Sandbox
   const dataFile = data
     ? new DataFile(data, sandbox.db, sandbox.options.catalog, { pretty: dataFormat === 'pretty' })
     : null
@@ -325,6 +295,11 @@ function requestListener(sandbox: Sandbox, options: ListenerOptions) {
     if (log) log(req, res, () => serve(req, res))
     else serve(req, res)
   }
+}
+
+/** Whether an option name is one of the server's (given or not). */
+function isServerOption(name: string): boolean {
+  return (optionTable as Record<string, { scope: string }>)[name]?.scope === 'server'
 }
 
 /**

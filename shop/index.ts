@@ -4,7 +4,15 @@ import type { DocumentCheck } from '../resources/document.js'
 import { checkDocument as checkDocumentOf, documentSchemas } from '../resources/document.js'
 import { DEFAULT_SEED, prepareDefaultSeed, seedCatalog } from '../resources/seed.js'
 import type { Named } from '../resources/define.js'
+import { defineApi } from '../resources/api.js'
 import { Catalog } from '../resources/catalog.js'
+import { codeNumbers, codes } from '../contract/codes.js'
+import type {
+  Envelope as GenericEnvelope,
+  ErrorEnvelope as GenericErrorEnvelope,
+} from '../contract/envelope.js'
+import { fixedAccounts, fixedTokens, SEED_PASSWORD } from './accounts.js'
+import { shopCodes } from './codes.js'
 import { orders } from './orders.js'
 import { products } from './products.js'
 import { users } from './users.js'
@@ -16,18 +24,61 @@ import { users } from './users.js'
  */
 export const shopResources = [users, products, orders] as const
 
-/** The Shop API's words for its OpenAPI document. */
-export const shopApi = {
+/**
+ * The Shop API as the engine serves it: its resources, its accounts (users, signing in by
+ * e-mail with the seed password; the two fixed tokens), its own business codes and the words
+ * of its OpenAPI document. The engine reads nothing else of the shop.
+ */
+export const shopApi = defineApi({
   title: 'Shop API',
   description:
     'Users, products, and orders that belong to users. Served by shop-sandbox: the paths under /__sandbox (tag "sandbox") and the X-Sandbox-* headers exist only in the sandbox.',
-  /** The resource whose records are the accounts tokens stand for (CONTRACT B4). */
-  accounts: users.name,
-}
+  resources: shopResources,
+  accounts: {
+    resource: users,
+    login: 'email',
+    password: SEED_PASSWORD,
+    role: { field: 'role', admin: 'admin' },
+    tokens: fixedTokens.map(({ token, userId }) => {
+      const account = fixedAccounts[userId - 1]!
+      return { token, userId, description: `user ${userId}, ${account.email}, ${account.role}` }
+    }),
+  },
+  codes: shopCodes,
+})
 
 /** The shop's resources compiled once, shared by every sandbox that adds none. */
-export const shopCatalog = new Catalog(shopResources)
+export const shopCatalog = Catalog.of(shopApi)
 prepareDefaultSeed(shopCatalog, 'shop-seed.json')
+
+/** Every business code of the Shop API (CONTRACT B5): the generic ones and the shop's own. */
+export const shopCodeTable = { ...codes, ...shopCodes }
+
+/**
+ * The business codes by name, as a typed constant for clients.
+ *
+ * @example
+ * if (body.code === ErrorCode.usernameTaken) showError('pick another name')
+ */
+export const ErrorCode = codeNumbers(shopCodeTable)
+
+/** A business code's name (CONTRACT B5). */
+export type CodeName = keyof typeof shopCodeTable
+
+/** A business code number of CONTRACT B5, e.g. `40001`. */
+export type BusinessCode = (typeof shopCodeTable)[CodeName]['code']
+
+/** A failure response body of the Shop API: a business code of CONTRACT B5 (never 0) and `data: null`. */
+export type ErrorEnvelope = GenericErrorEnvelope<Exclude<BusinessCode, 0>>
+
+/**
+ * Any response body of the Shop API: a union that narrows on `code`.
+ *
+ * @example
+ * const body: Envelope<ListPayload<User>> = await res.json()
+ * if (body.code === 0) body.data.list // typed, not null
+ */
+export type Envelope<T> = GenericEnvelope<T, Exclude<BusinessCode, 0>>
 
 /** The whole data set as one JSON document: `{ users: User[], products: Product[], orders: Order[] }`. */
 export type DbDocument = Named<typeof shopResources, 'records'>

@@ -7,8 +7,11 @@ import { PROGRESS_STEP } from '../db/progress.js'
 import type { DataService, SeedContext } from '../resources/define.js'
 import { defineResource } from '../resources/define.js'
 import { DAY, pickDistinct, timeline } from '../resources/seed.js'
+import { shopCodes } from './codes.js'
 import type { Product } from './products.js'
+import { products } from './products.js'
 import type { User } from './users.js'
+import { users } from './users.js'
 
 export const orderStatusSchema = z.enum(['pending', 'paid', 'shipped', 'delivered', 'cancelled'])
 
@@ -170,8 +173,8 @@ function moveStock(data: DataService, delta: ReadonlyMap<number, number>): void 
     const product = products.get(productId)
     if (!product) continue
     if (product.stock + change < 0) {
-      throw ApiError.of(
-        'insufficientStock',
+      throw ApiError.from(
+        shopCodes.insufficientStock,
         `insufficient stock for product ${productId} (${product.name}): ${-change} requested, ${product.stock} in stock`,
       )
     }
@@ -229,14 +232,14 @@ function changeOrder(order: Order, changes: Record<string, unknown>, data: DataS
   const status = wanted.status ?? order.status
   if (status !== order.status && !transitions[order.status].includes(status)) {
     const allowed = transitions[order.status]
-    throw ApiError.of(
-      'invalidStatusChange',
+    throw ApiError.from(
+      shopCodes.invalidStatusChange,
       `order status cannot change from ${order.status} to ${status}; ${allowed.length ? `allowed: ${allowed.join(', ')}` : `${order.status} is final`}`,
     )
   }
   if (itemsChange && order.status !== 'pending') {
-    throw ApiError.of(
-      'invalidStatusChange',
+    throw ApiError.from(
+      shopCodes.invalidStatusChange,
       `order items can change only while pending; this order is ${order.status}`,
     )
   }
@@ -299,9 +302,9 @@ export const orders = defineResource({
     keyword: (order) => order.items.map((item) => item.productName).join('\u0000'),
   },
   links: [
-    { resource: 'users', field: 'userId', nested: 'own' },
+    { resource: users, field: 'userId', nested: 'own' },
     {
-      resource: 'products',
+      resource: products,
       ids: (order) => order.items.map((item, line) => [`items[${line}].productId`, item.productId]),
     },
   ],
@@ -317,8 +320,11 @@ export const orders = defineResource({
         : `total: must be ${total} (the sum of its items), got ${order.total}`
     },
   },
-  errors: { create: ['insufficientStock'], update: ['insufficientStock', 'invalidStatusChange'] },
-  seed: { count: 100, needs: 'products', generate: seedOrders },
+  errors: {
+    create: [shopCodes.insufficientStock],
+    update: [shopCodes.insufficientStock, shopCodes.invalidStatusChange],
+  },
+  seed: { count: 100, needs: products, generate: seedOrders },
   docs: {
     operations: {
       create: {

@@ -10,6 +10,7 @@ import { documented, schemaRegistry } from '../contract/registry.js'
 import type { SeedContext } from '../resources/define.js'
 import { defineResource } from '../resources/define.js'
 import { DAY, timeline, uniqueValue } from '../resources/seed.js'
+import { shopCodes } from './codes.js'
 
 /** A product as stored and returned (CONTRACT B1). */
 export const productSchema = z
@@ -79,7 +80,7 @@ export const products = defineResource({
   singular: 'product',
   schema: productSchema,
   bodies: { create: productCreateSchema, replace: productReplaceSchema, patch: productPatchSchema },
-  unique: { sku: { conflict: 'skuTaken' } },
+  unique: { sku: { conflict: shopCodes.skuTaken } },
   list: {
     sortable: ['id', 'name', 'sku', 'price', 'stock', 'createdAt', 'updatedAt'],
     keyword: (product) => `${product.name}\u0000${product.sku}`,

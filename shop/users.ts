@@ -7,6 +7,7 @@ import type { SeedContext } from '../resources/define.js'
 import { defineResource } from '../resources/define.js'
 import { DAY, timeline, uniqueValue } from '../resources/seed.js'
 import { fixedAccounts } from './accounts.js'
+import { shopCodes } from './codes.js'
 
 export const userRoleSchema = z.enum(['admin', 'member'])
 
@@ -98,8 +99,8 @@ export const users = defineResource({
   schema: userSchema,
   bodies: { create: userCreateSchema, replace: userReplaceSchema, patch: userPatchSchema },
   unique: {
-    name: { conflict: 'usernameTaken', ignoreCase: true },
-    email: { conflict: 'emailTaken', ignoreCase: true },
+    name: { conflict: shopCodes.usernameTaken, ignoreCase: true },
+    email: { conflict: shopCodes.emailTaken, ignoreCase: true },
   },
   list: {
     sortable: ['id', 'name', 'email', 'status', 'createdAt', 'updatedAt'],

@@ -1,0 +1,310 @@
+import * as z from 'zod'
+import type { CodeDefinition } from '../contract/codes.js'
+import { codes } from '../contract/codes.js'
+import { describeIssue } from '../contract/issues.js'
+import type { ApiDefinition } from './api.js'
+import type { Action, AnyResourceDefinition, Permission } from './define.js'
+import { nameOf } from './define.js'
+
+/**
+ * What a definition must be, checked when a sandbox is made: a definition is user input, so
+ * each mistake is a TypeError naming the resource and the field, never a 500 at request time
+ * (issue 31). Types catch most of these in TypeScript; these catch the rest, and JavaScript's.
+ */
+
+/** First path segments the engine serves itself: no resource may take them. */
+export const RESERVED_NAMES: ReadonlySet<string> = new Set([
+  'sessions',
+  'docs',
+  '__sandbox',
+  'openapi.json',
+])
+
+const ACTIONS: readonly Action[] = ['list', 'create', 'read', 'replace', 'update', 'delete']
+const PERMISSIONS: readonly Permission[] = ['admin', 'anyone', 'own']
+const DEFINITION_KEYS = new Set([
+  'name',
+  'singular',
+  'schema',
+  'unique',
+  'list',
+  'permissions',
+  'adminOnly',
+  'defaults',
+  'bodies',
+  'links',
+  'rules',
+  'errors',
+  'seed',
+  'docs',
+])
+/** Where a misplaced key belongs, for the message. */
+const NESTED_KEYS: Readonly<Record<string, string>> = {
+  sortable: 'list.sortable',
+  keyword: 'list.keyword',
+  count: 'seed.count',
+  generate: 'seed.generate',
+  conflict: 'unique.<field>.conflict',
+}
+/** Fields every record has that no client writes: read-only whatever the schema says. */
+export const ALWAYS_READ_ONLY: readonly string[] = ['id', 'createdAt', 'updatedAt']
+
+/** A mistake in a definition. */
+function fail(where: string, problem: string): never {
+  throw new TypeError(`${where}: ${problem}`)
+}
+
+const isObject = (value: unknown): value is Record<string, unknown> =>
+  typeof value === 'object' && value !== null && !Array.isArray(value)
+
+/** `a, b or c`. */
+const listed = (items: readonly string[]) =>
+  items.length < 2 ? items.join('') : `${items.slice(0, -1).join(', ')} or ${items.at(-1)}`
+
+/** Resolves code specs against the generic codes and the API's own, naming the place when unknown. */
+export function codeResolver(api: ApiDefinition) {
+  const own = api.codes ?? {}
+  return (spec: unknown, where: string): CodeDefinition & { key: string } => {
+    if (typeof spec === 'string') {
+      const known = (codes as Record<string, CodeDefinition>)[spec] ?? own[spec]
+      if (!known)
+        fail(
+          where,
+          `no business code named '${spec}'; give one of ${listed([...Object.keys(codes), ...Object.keys(own)].filter((name) => name !== 'success'))}, or a code object { code, message, status? }`,
+        )
+      return { key: spec, ...known }
+    }
+    if (!isObject(spec))
+      fail(where, 'must be a code name or a code object { code, message, status? }')
+    // One of the API's own codes given as its object (`shopCodes.skuTaken`) keeps its name.
+    const named = Object.entries(own).find(([, definition]) => (definition as unknown) === spec)
+    if (named) return { key: named[0], ...named[1] }
+    if (
+      !Number.isInteger(spec.code) ||
+      (spec.code as number) < 10000 ||
+      (spec.code as number) > 99999
+    )
+      fail(`${where}.code`, `must be an integer from 10000 to 99999, got ${String(spec.code)}`)
+    if (typeof spec.message !== 'string' || spec.message.trim() === '')
+      fail(`${where}.message`, 'must be a message in words')
+    const status = spec.status ?? 409
+    if (!Number.isInteger(status) || (status as number) < 400 || (status as number) > 599)
+      fail(`${where}.status`, `must be an HTTP error status (400-599), got ${String(spec.status)}`)
+    return {
+      key: String(spec.code),
+      code: spec.code as number,
+      status: status as number,
+      message: spec.message,
+    }
+  }
+}
+
+/**
+ * Checks one definition in the context of its API (the names of every resource, its codes);
+ * throws a TypeError naming the resource and the field. Returns the schema's field names.
+ */
+export function checkDefinition(
+  definition: AnyResourceDefinition,
+  index: number,
+  context: {
+    names: ReadonlySet<string>
+    code: ReturnType<typeof codeResolver>
+    accounts: string
+  },
+): void {
+  if (!isObject(definition))
+    fail(`resources[${index}]`, 'must be a resource definition (defineResource({ … }))')
+  const name = definition.name as unknown
+  if (typeof name !== 'string' || !/^[a-z][a-zA-Z0-9-]*$/.test(name))
+    fail(
+      `resources[${index}].name`,
+      `must be a path segment like "categories", got ${JSON.stringify(name)}`,
+    )
+  if (RESERVED_NAMES.has(name))
+    fail(`${name}.name`, `${name} is the sandbox's own route (/${name}); pick another name`)
+  const at = (field: string) => `${name}.${field}`
+  for (const key of Object.keys(definition)) {
+    if (!DEFINITION_KEYS.has(key))
+      fail(
+        at(key),
+        `is not part of a resource definition${NESTED_KEYS[key] ? `; did you mean ${NESTED_KEYS[key]}?` : ''}`,
+      )
+  }
+  if (typeof definition.singular !== 'string' || !/^[a-z][a-zA-Z0-9]*$/.test(definition.singular))
+    fail(
+      at('singular'),
+      `must be one record's name like "category", got ${JSON.stringify(definition.singular)}`,
+    )
+  const { schema } = definition
+  if (!(schema instanceof z.ZodObject))
+    fail(at('schema'), 'must be a zod object schema: z.object({ … })')
+  const shape = schema.shape as Record<string, z.ZodType>
+  const fields = new Set(Object.keys(shape))
+  const field = (where: string, value: unknown) => {
+    if (typeof value !== 'string' || !fields.has(value))
+      fail(
+        where,
+        `no field ${JSON.stringify(value)} in the schema of ${name} (fields: ${[...fields].join(', ')})`,
+      )
+  }
+  const id = shape.id
+  if (!id || !id.safeParse(1).success || id.safeParse(1.5).success || id.safeParse('1').success)
+    fail(at('schema.id'), 'must be an integer field, e.g. id: readOnly(idSchema)')
+
+  if (definition.unique !== undefined) {
+    if (!isObject(definition.unique)) fail(at('unique'), 'must be an object of field: { conflict }')
+    for (const [key, unique] of Object.entries(definition.unique)) {
+      field(at(`unique.${key}`), key)
+      if (!isObject(unique)) fail(at(`unique.${key}`), 'must be { conflict, ignoreCase? }')
+      context.code((unique as Record<string, unknown>).conflict, at(`unique.${key}.conflict`))
+    }
+  }
+
+  const list = definition.list as unknown
+  if (!isObject(list))
+    fail(at('list'), 'must be { sortable: [fields], keyword?: (record) => text }')
+  if (!Array.isArray(list.sortable)) fail(at('list.sortable'), 'must be a list of field names')
+  list.sortable.forEach((sortable, position) => field(at(`list.sortable[${position}]`), sortable))
+  if (list.keyword !== undefined && typeof list.keyword !== 'function')
+    fail(at('list.keyword'), 'must be a function from a record to the text keyword searches')
+
+  if (definition.permissions !== undefined) {
+    if (!isObject(definition.permissions))
+      fail(at('permissions'), 'must be an object of action: permission')
+    for (const [action, permission] of Object.entries(definition.permissions)) {
+      if (!ACTIONS.includes(action as Action))
+        fail(at(`permissions.${action}`), `is not an action; actions are ${listed(ACTIONS)}`)
+      if (!PERMISSIONS.includes(permission as Permission))
+        fail(
+          at(`permissions.${action}`),
+          `must be ${listed(PERMISSIONS)}, got ${JSON.stringify(permission)}`,
+        )
+    }
+  }
+
+  ;(definition.adminOnly ?? []).forEach((adminOnly: unknown, position: number) =>
+    field(at(`adminOnly[${position}]`), adminOnly),
+  )
+
+  if (definition.defaults !== undefined) {
+    if (!isObject(definition.defaults)) fail(at('defaults'), 'must be an object of field: value')
+    for (const [key, value] of Object.entries(definition.defaults)) {
+      field(at(`defaults.${key}`), key)
+      if (ALWAYS_READ_ONLY.includes(key))
+        fail(at(`defaults.${key}`), `${key} is read-only: the sandbox sets it`)
+      const checked = shape[key]!.safeParse(value, { reportInput: true })
+      if (!checked.success)
+        fail(
+          at('defaults'),
+          describeIssue({
+            ...checked.error.issues[0]!,
+            path: [key, ...checked.error.issues[0]!.path],
+          }),
+        )
+    }
+  }
+
+  if (definition.bodies !== undefined) {
+    for (const [kind, body] of Object.entries(definition.bodies)) {
+      if (body !== undefined && !(body instanceof z.ZodObject))
+        fail(at(`bodies.${kind}`), 'must be a zod object schema')
+    }
+  }
+
+  const nested: string[] = []
+  ;(definition.links ?? []).forEach((link: unknown, position: number) => {
+    const where = at(`links[${position}]`)
+    if (!isObject(link)) fail(where, 'must be { resource, field } or { resource, ids(record) }')
+    const target = link.resource
+    if (
+      (typeof target !== 'string' && !isObject(target)) ||
+      !context.names.has(nameOf(target as AnyResourceDefinition | string))
+    )
+      fail(
+        `${where}.resource`,
+        `points at ${JSON.stringify(typeof target === 'string' ? target : (target as { name?: unknown } | undefined)?.name)}, which is not a resource of this API (${listed([...context.names])})`,
+      )
+    if (link.field !== undefined) field(`${where}.field`, link.field)
+    else if (typeof link.ids !== 'function')
+      fail(where, 'needs a field (the id it holds) or ids(record)')
+    if (link.nested !== undefined) {
+      if (!PERMISSIONS.includes(link.nested as Permission))
+        fail(
+          `${where}.nested`,
+          `must be ${listed(PERMISSIONS)}, got ${JSON.stringify(link.nested)}`,
+        )
+      if (link.field === undefined) fail(`${where}.nested`, 'a nested link needs a field')
+      if (link.nested === 'own' && nameOf(target as string) !== context.accounts)
+        fail(`${where}.nested`, `own needs the link to point at the accounts (${context.accounts})`)
+      nested.push(String(link.field))
+    }
+  })
+  if (nested.length > 1) fail(at('links'), 'at most one link may be nested')
+
+  if (definition.rules !== undefined) {
+    if (!isObject(definition.rules)) fail(at('rules'), 'must be an object of rule functions')
+    for (const [rule, value] of Object.entries(definition.rules)) {
+      if (!['references', 'create', 'update', 'remove', 'check'].includes(rule))
+        fail(
+          at(`rules.${rule}`),
+          'is not a rule; rules are references, create, update, remove and check',
+        )
+      if (typeof value !== 'function') fail(at(`rules.${rule}`), 'must be a function')
+    }
+  }
+
+  if (definition.errors !== undefined) {
+    for (const [action, list] of Object.entries(definition.errors)) {
+      if (action !== 'create' && action !== 'update')
+        fail(at(`errors.${action}`), 'must be create or update')
+      if (!Array.isArray(list)) fail(at(`errors.${action}`), 'must be a list of codes')
+      list.forEach((spec, position) => context.code(spec, at(`errors.${action}[${position}]`)))
+    }
+  }
+
+  const seed = definition.seed as unknown
+  if (!isObject(seed)) fail(at('seed'), 'must be { count, generate(context) }')
+  const bound = (key: string, value: unknown) => {
+    if (!Number.isSafeInteger(value) || (value as number) < 0)
+      fail(at(`seed.${key}`), `must be an integer of at least 0, got ${String(value)}`)
+  }
+  bound('count', seed.count)
+  if (seed.min !== undefined) bound('min', seed.min)
+  if (seed.max !== undefined) bound('max', seed.max)
+  if (typeof seed.generate !== 'function')
+    fail(at('seed.generate'), 'must be a function returning the records')
+  if (seed.needs !== undefined && !context.names.has(nameOf(seed.needs as string)))
+    fail(
+      at('seed.needs'),
+      `${JSON.stringify(nameOf(seed.needs as string))} is not a resource of this API`,
+    )
+}
+
+/** Checks an API's own fields (its resources are checked one by one). */
+export function checkApi(api: ApiDefinition): void {
+  if (!isObject(api)) fail('api', 'must be an API definition (defineApi({ … }))')
+  if (typeof api.title !== 'string' || api.title.trim() === '')
+    fail('api.title', 'must be a title in words')
+  if (!Array.isArray(api.resources) || api.resources.length === 0)
+    fail('api.resources', 'must list at least one resource definition')
+  if (!isObject(api.accounts)) fail('api.accounts', 'must say who signs in: { resource, password }')
+  if (typeof api.accounts.password !== 'string') fail('api.accounts.password', 'must be a string')
+  for (const [position, token] of (api.accounts.tokens ?? []).entries()) {
+    if (
+      !isObject(token) ||
+      typeof token.token !== 'string' ||
+      !/^[\x21-\x7e]{1,200}$/.test(token.token)
+    )
+      fail(
+        `api.accounts.tokens[${position}].token`,
+        'must be 1-200 printable characters without spaces',
+      )
+    if (!Number.isSafeInteger(token.userId) || token.userId < 1)
+      fail(`api.accounts.tokens[${position}].userId`, 'must be an account id (a positive integer)')
+  }
+  for (const [key, code] of Object.entries(api.codes ?? {})) {
+    if (key in codes)
+      fail(`api.codes.${key}`, `${key} is a generic code already; pick another name`)
+    codeResolver({ ...api, codes: {} })(code, `api.codes.${key}`)
+  }
+}
