@@ -30,5 +30,46 @@ export default tseslint.config(
       eqeqeq: ['error', 'always', { null: 'ignore' }],
     },
   },
+  {
+    // The engine knows no API: it reads one definition (defineApi). The shop is one such
+    // definition in shop/; the entry points (index.ts, node/, browser/index.ts) and the CLI
+    // (bin/) put the two together. Nothing of the engine imports them.
+    files: [
+      'contract/**/*.ts',
+      'db/**/*.ts',
+      'resources/**/*.ts',
+      'http/**/*.ts',
+      'state/**/*.ts',
+      'openapi/**/*.ts',
+      'sandbox/**/*.ts',
+      'server/**/*.ts',
+      'browser/start-sandbox.ts',
+      'browser/storage-persistence.ts',
+    ],
+    rules: {
+      'no-restricted-imports': [
+        'error',
+        {
+          patterns: [
+            {
+              group: ['**/shop/*', '**/shop'],
+              message:
+                'The engine knows no shop: read the API definition (catalog.api, catalog.accounts, catalog.codes) instead.',
+            },
+            {
+              group: [
+                '**/bin/*',
+                '**/node/*',
+                '**/browser/index.js',
+                '../index.js',
+                '../../index.js',
+              ],
+              message: 'The engine does not import the entry points or the CLI that compose it.',
+            },
+          ],
+        },
+      ],
+    },
+  },
   prettier,
 )

@@ -52,7 +52,15 @@ export async function serve(
       `shop-sandbox: warning: listening on ${options.host}, so other machines can reach the sandbox and its fixed tokens`,
     )
   }
-  console.log(banner(server, version, options.data, resourcesModule))
+  const own = (serverOptions.resources ?? []).map(({ name }) => name)
+  console.log(
+    banner(
+      server,
+      version,
+      options.data,
+      resourcesModule === undefined ? undefined : { module: resourcesModule, own },
+    ),
+  )
   let stopping = false
   const stop = (signal: NodeJS.Signals) => {
     if (stopping) {
@@ -83,7 +91,7 @@ function banner(
   server: Awaited<ReturnType<typeof createSandboxServer>>,
   version: string,
   data: string | undefined,
-  resourcesModule: string | undefined,
+  resources: { module: string; own: readonly string[] } | undefined,
 ): string {
   const { catalog, seed, control } = server.sandbox.options
   const counts = Object.entries(server.sandbox.db.counts())
@@ -94,13 +102,12 @@ function banner(
   const width = 14
   const line = (label: string, text: string) => `  ${label.padEnd(width)}${text}`
   const first = tokens[0]
-  const own = resourcesModule
-    ? catalog.resources.slice(catalog.api.resources.length).map(({ name }) => name)
-    : []
   return [
     `shop-sandbox ${version} listening on ${server.url} (${catalog.api.title})`,
     line('data:', `${counts} (${source})`),
-    ...(own.length ? [line('resources:', `${own.join(', ')} from ${resourcesModule}`)] : []),
+    ...(resources
+      ? [line('resources:', `${resources.own.join(', ')} from ${resources.module}`)]
+      : []),
     ...tokens.map(({ token, description }, index) =>
       line(index === 0 ? 'tokens:' : '', `${token}${description ? `  (${description})` : ''}`),
     ),

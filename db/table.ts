@@ -202,7 +202,10 @@ export class Table<T extends Row, U extends string = never, G extends string = n
   /** Stores a new record under the next id and returns it; past {@link MAX_ID}, {@link IdsExhausted}. */
   insert(values: Omit<T, 'id'>): T {
     if (this.#nextId > MAX_ID) throw new IdsExhausted(this.name)
-    const record = deepFreeze({ id: this.#nextId, ...values } as unknown as T)
+    const made = { id: this.#nextId, ...values } as Record<string, unknown>
+    // The sequence's id always wins (id stays the first key): one among the values is ignored.
+    made.id = this.#nextId
+    const record = deepFreeze(made as unknown as T)
     this.#assertUnique(record)
     this.#index(record)
     this.#rows.push(record)

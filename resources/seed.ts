@@ -3,6 +3,7 @@ import { definedOnly } from '../db/defined-only.js'
 import type { ProgressReporter } from '../db/progress.js'
 import type { Snapshot } from '../db/store.js'
 import { foldCase } from '../db/store.js'
+import { describeIssue } from '../contract/issues.js'
 import type { Catalog } from './catalog.js'
 import type { Row } from './define.js'
 import { seedLocale } from './faker-locale.js'
@@ -110,21 +111,65 @@ export function seedCatalog(
   let before = 0
   for (const { name, definition } of catalog.resources) {
     const offset = before
-    const records = definition.seed
-      .generate({
-        faker,
-        count: counts[name]!,
-        reference,
-        data,
-        progress: (done) => onProgress?.('generating', offset + done, total),
-      })
-      .map((values, index) => ({ id: index + 1, ...values }) as Row)
+    const generated: unknown = definition.seed.generate({
+      faker,
+      count: counts[name]!,
+      reference,
+      data,
+      progress: (done) => onProgress?.('generating', offset + done, total),
+    })
+    const records = checkedSeed(catalog, name, generated, counts[name]!)
     data[name] = records
     nextIds[name] = records.length + 1
     before += records.length
     onProgress?.('generating', before, total)
   }
   return { ...data, nextIds } as Snapshot
+}
+
+/** Generated records checked against their schema: the first this many of each resource. */
+const SEED_CHECKED = 1000
+
+/**
+ * A seeder's records with their ids, checked as a definition is (a TypeError naming the
+ * resource and the record): the count asked for, each of the first {@link SEED_CHECKED} valid
+ * for the schema (a seeder's mistake is systematic: the first records show it), and every
+ * unique key unique.
+ */
+function checkedSeed(catalog: Catalog, name: string, generated: unknown, count: number): Row[] {
+  const where = `${name}.seed.generate`
+  if (!Array.isArray(generated)) throw new TypeError(`${where}: must return a list of records`)
+  if (generated.length !== count)
+    throw new TypeError(`${where}: returned ${generated.length} records; ${count} were asked for`)
+  const resource = catalog.get(name)
+  const records = generated.map((values, index) => {
+    if (typeof values !== 'object' || values === null || Array.isArray(values))
+      throw new TypeError(`${where}: record ${index + 1} must be an object`)
+    const record = { id: index + 1, ...values } as { id: number }
+    // Ids are the seed's: 1, 2, 3… whatever a seeder put there.
+    record.id = index + 1
+    return record as Row
+  })
+  for (const record of records.slice(0, SEED_CHECKED)) {
+    const checked = resource.schema.safeParse(record, { reportInput: true })
+    if (!checked.success)
+      throw new TypeError(
+        `${where}: record ${record.id}: ${describeIssue(checked.error.issues[0]!, 'record')}`,
+      )
+  }
+  for (const [field, key] of Object.entries(resource.table.unique ?? {})) {
+    const seen = new Map<string, number>()
+    for (const record of records) {
+      const value = key(record)
+      const first = seen.get(value)
+      if (first !== undefined)
+        throw new TypeError(
+          `${where}: records ${first} and ${record.id} share ${field} '${value}', which must be unique`,
+        )
+      seen.set(value, record.id)
+    }
+  }
+  return records
 }
 
 /** `count` ascending timestamps between `from` and `to`, with a matching later `updatedAt`. */

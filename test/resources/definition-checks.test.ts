@@ -1,0 +1,270 @@
+import { describe, expect, it } from 'vitest'
+import * as z from 'zod'
+import {
+  createSandbox,
+  defineApi,
+  defineResource,
+  idSchema,
+  readOnly,
+  shopApi,
+  timestampSchema,
+} from '../../index.js'
+
+/**
+ * A definition is user input: every misuse is refused when the sandbox is made, with a
+ * TypeError naming the resource and the field (issue 31), never a 500 at request time.
+ */
+const tagSchema = z.object({
+  id: readOnly(idSchema),
+  slug: z.string().regex(/^[a-z0-9-]+$/),
+  label: z.string().min(1),
+  createdAt: readOnly(timestampSchema),
+  updatedAt: readOnly(timestampSchema),
+})
+
+const at = new Date(Date.UTC(2025, 0, 1)).toISOString()
+const tags = defineResource({
+  name: 'tags',
+  singular: 'tag',
+  schema: tagSchema,
+  unique: { slug: { conflict: { code: 40920, message: 'Tag slug taken' } } },
+  list: { sortable: ['id', 'slug'] },
+  permissions: { list: 'anyone', read: 'anyone' },
+  seed: {
+    count: 3,
+    generate: ({ count }) =>
+      Array.from({ length: count }, (_, index) => ({
+        slug: `tag-${index}`,
+        label: `Tag ${index}`,
+        createdAt: at,
+        updatedAt: at,
+      })),
+  },
+})
+
+/** `tags` with some fields replaced, past the types (as a JavaScript user would write it). */
+const broken = (changes: Record<string, unknown>) => ({ ...tags, ...changes }) as never
+
+describe('definition-time checks: each misuse is a TypeError naming the resource and the field', () => {
+  it.each([
+    [
+      'a conflict code name nobody defined',
+      { unique: { slug: { conflict: 'slugTakenTypo' } } },
+      "tags.unique.slug.conflict: no business code named 'slugTakenTypo'",
+    ],
+    [
+      'a unique key on a field the schema lacks',
+      { unique: { nope: { conflict: 'conflict' } } },
+      'tags.unique.nope: no field "nope" in the schema of tags',
+    ],
+    [
+      'a sortable field the schema lacks',
+      { list: { sortable: ['id', 'colour'] } },
+      'tags.list.sortable[1]: no field "colour" in the schema of tags',
+    ],
+    [
+      'a permission typo',
+      { permissions: { list: 'everyone' } },
+      'tags.permissions.list: must be admin, anyone or own, got "everyone"',
+    ],
+    [
+      'an action that does not exist',
+      { permissions: { browse: 'anyone' } },
+      'tags.permissions.browse: is not an action',
+    ],
+    [
+      'an id that is not an integer',
+      { schema: tagSchema.extend({ id: z.string() }) },
+      'tags.schema.id: must be an integer field',
+    ],
+    [
+      'a schema that is not an object',
+      { schema: z.string() },
+      'tags.schema: must be a zod object schema',
+    ],
+    [
+      'defaults that break the schema',
+      { defaults: { label: '' } },
+      'tags.defaults: label: must be at least 1 character long',
+    ],
+    [
+      'a default of a read-only field',
+      { defaults: { id: 5 } },
+      'tags.defaults.id: id is read-only',
+    ],
+    [
+      'a default of a field the schema lacks',
+      { defaults: { colour: 'red' } },
+      'tags.defaults.colour: no field "colour"',
+    ],
+    [
+      'an admin-only field the schema lacks',
+      { adminOnly: ['colour'] },
+      'tags.adminOnly[0]: no field "colour"',
+    ],
+    [
+      'a link to a resource that does not exist',
+      { links: [{ resource: 'boards', field: 'slug' }] },
+      'tags.links[0].resource: points at "boards", which is not a resource of this API',
+    ],
+    [
+      'a nested own link that does not point at the accounts',
+      { links: [{ resource: 'products', field: 'id', nested: 'own' }] },
+      'tags.links[0].nested: own needs the link to point at the accounts (users)',
+    ],
+    [
+      'a misplaced key',
+      { sortable: ['id'] },
+      'tags.sortable: is not part of a resource definition; did you mean list.sortable?',
+    ],
+    [
+      'a keyword that is no function',
+      { list: { sortable: ['id'], keyword: 'label' } },
+      'tags.list.keyword: must be a function',
+    ],
+    [
+      'a negative seed count',
+      { seed: { ...tags.seed, count: -1 } },
+      'tags.seed.count: must be an integer of at least 0',
+    ],
+    [
+      'a seed that needs a missing resource',
+      { seed: { ...tags.seed, needs: 'boards' } },
+      'tags.seed.needs: "boards" is not a resource',
+    ],
+    [
+      'an unknown rule',
+      { rules: { validate: () => undefined } },
+      'tags.rules.validate: is not a rule',
+    ],
+    [
+      'a business error code out of range',
+      { errors: { create: [{ code: 7, message: 'x' }] } },
+      'tags.errors.create[0].code: must be an integer from 10000 to 99999',
+    ],
+  ])('%s', (_, changes, message) => {
+    expect(() => createSandbox({ resources: [broken(changes)] })).toThrow(TypeError)
+    expect(() => createSandbox({ resources: [broken(changes)] })).toThrow(message)
+  })
+
+  it.each(['sessions', 'docs'])(
+    'a resource named %s (the sandbox’s own route) is refused',
+    (name) => {
+      expect(() => createSandbox({ resources: [broken({ name })] })).toThrow(
+        `${name}.name: ${name} is the sandbox's own route (/${name}); pick another name`,
+      )
+    },
+  )
+
+  it('two resources of one name are refused', () => {
+    expect(() => createSandbox({ resources: [tags, tags] })).toThrow(
+      'resources[4].name: two resources are named tags',
+    )
+  })
+
+  it('a seeder returning records that fail the schema, too few, or sharing a unique key', () => {
+    const generate = (make: (index: number) => Record<string, unknown>) =>
+      broken({
+        seed: {
+          count: 3,
+          generate: ({ count }: { count: number }) =>
+            Array.from({ length: count }, (_, i) => make(i)),
+        },
+      })
+    const valid = (index: number) => ({
+      slug: `t-${index}`,
+      label: 'x',
+      createdAt: at,
+      updatedAt: at,
+    })
+    expect(() =>
+      createSandbox({ resources: [generate((i) => ({ ...valid(i), slug: 'Not A Slug' }))] }),
+    ).toThrow('tags.seed.generate: record 1: slug: must match')
+    expect(() =>
+      createSandbox({ resources: [generate((i) => ({ ...valid(i), slug: 'same' }))] }),
+    ).toThrow("tags.seed.generate: records 1 and 2 share slug 'same', which must be unique")
+    expect(() =>
+      createSandbox({ resources: [broken({ seed: { count: 3, generate: () => [valid(0)] } })] }),
+    ).toThrow('tags.seed.generate: returned 1 records; 3 were asked for')
+  })
+
+  it('counts of a resource that does not exist are refused', () => {
+    expect(() => createSandbox({ counts: { ghosts: 3 } })).toThrow(
+      'Invalid sandbox options: counts.ghosts: no resource named ghosts (resources: users, products, orders)',
+    )
+  })
+
+  it('an API definition is checked too', () => {
+    expect(() =>
+      createSandbox({
+        api: defineApi({ ...shopApi, accounts: { ...shopApi.accounts, login: 'name2' } }),
+      }),
+    ).toThrow('api.accounts.login: name2 must be a unique field of users')
+    expect(() => createSandbox({ api: defineApi({ ...shopApi, title: '' }) })).toThrow(
+      'api.title: must be a title in words',
+    )
+    expect(() =>
+      createSandbox({
+        api: defineApi({
+          ...shopApi,
+          codes: { conflict: { code: 40999, status: 409, message: 'x' } },
+        }),
+      }),
+    ).toThrow('api.codes.conflict: conflict is a generic code already')
+  })
+})
+
+describe('what a definition may leave out, and what the sandbox owns', () => {
+  const sandbox = createSandbox({ resources: [tags] })
+  const call = (
+    method: string,
+    path: string,
+    init: { body?: unknown; headers?: Record<string, string> } = {},
+  ) =>
+    sandbox
+      .fetch(path, {
+        method,
+        headers: {
+          authorization: 'Bearer sandbox-admin-token',
+          ...(init.body === undefined ? {} : { 'content-type': 'application/json' }),
+          ...init.headers,
+        },
+        ...(init.body === undefined ? {} : { body: JSON.stringify(init.body) }),
+      })
+      .then(async (response) => ({ status: response.status, body: await response.json() }))
+
+  it('without list.keyword, keyword is refused 400 (not a 500, not silently ignored)', async () => {
+    const reply = await call('GET', '/tags?keyword=a')
+    expect(reply).toEqual({
+      status: 400,
+      body: {
+        code: 40000,
+        message: 'keyword is not available here: this resource defines no text to search',
+        data: null,
+      },
+    })
+  })
+
+  it('id, createdAt and updatedAt are read-only whatever the schema says; the sequence id wins', async () => {
+    const first = await call('POST', '/tags', {
+      body: { id: 5, slug: 'five', label: 'Five', createdAt: at },
+    })
+    const second = await call('POST', '/tags', { body: { id: 5, slug: 'six', label: 'Six' } })
+    expect([first.status, second.status]).toEqual([201, 201])
+    expect([first.body.data.id, second.body.data.id]).toEqual([4, 5])
+    expect(first.body.data.createdAt).not.toBe(at)
+  })
+
+  it("Prefer: code=409 answers the resource's own conflict", async () => {
+    const reply = await call('GET', '/tags/1', { headers: { prefer: 'code=409' } })
+    expect(reply).toEqual({
+      status: 409,
+      body: { code: 40920, message: 'Tag slug taken (forced by Prefer: code=409)', data: null },
+    })
+    // The shop's products have theirs (40003), an order's rules theirs (40901).
+    const products = await call('GET', '/products/1', { headers: { prefer: 'code=409' } })
+    expect(products.body.code).toBe(40003)
+    const orders = await call('GET', '/orders/1', { headers: { prefer: 'code=409' } })
+    expect(orders.body.code).toBe(40901)
+  })
+})

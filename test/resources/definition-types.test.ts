@@ -1,0 +1,139 @@
+import { describe, expectTypeOf, it } from 'vitest'
+import * as z from 'zod'
+import type { Order, Product, User } from '../../index.js'
+import { createSandbox, defineResource, idSchema, readOnly, timestampSchema } from '../../index.js'
+
+/**
+ * What the types of a definition catch before anything runs (issue 31): these lines are checked
+ * by `tsc` (npm run typecheck); each `@ts-expect-error` fails the check if the mistake compiles.
+ */
+const tagSchema = z.object({
+  id: readOnly(idSchema),
+  slug: z.string(),
+  label: z.string(),
+  position: z.int().default(0),
+  createdAt: readOnly(timestampSchema),
+  updatedAt: readOnly(timestampSchema),
+})
+type Tag = z.output<typeof tagSchema>
+
+const seed = {
+  count: 1,
+  generate: () => [
+    {
+      slug: 'a',
+      label: 'A',
+      createdAt: '2025-01-01T00:00:00.000Z',
+      updatedAt: '2025-01-01T00:00:00.000Z',
+    },
+  ],
+}
+
+describe('a definition is typed by its schema', () => {
+  it('field names are the schema’s: a typo does not compile', () => {
+    defineResource({
+      name: 'tags',
+      singular: 'tag',
+      schema: tagSchema,
+      // @ts-expect-error: `lable` is no field of the schema
+      list: { sortable: ['id', 'lable'] },
+      seed,
+    })
+    defineResource({
+      name: 'tags',
+      singular: 'tag',
+      schema: tagSchema,
+      list: { sortable: ['id'] },
+      // @ts-expect-error: unique keys are fields of the schema
+      unique: { slgu: { conflict: 'conflict' } },
+      seed,
+    })
+    defineResource({
+      name: 'tags',
+      singular: 'tag',
+      schema: tagSchema,
+      list: { sortable: ['id'] },
+      // @ts-expect-error: admin-only fields are fields of the schema
+      adminOnly: ['owner'],
+      seed,
+    })
+  })
+
+  it('defaults are a Partial of its input; the keyword and the rules see its records', () => {
+    defineResource({
+      name: 'tags',
+      singular: 'tag',
+      schema: tagSchema,
+      list: {
+        sortable: ['id'],
+        keyword: (tag) => {
+          expectTypeOf(tag).toEqualTypeOf<Tag>()
+          return tag.label
+        },
+      },
+      defaults: { label: 'Untitled' },
+      seed,
+    })
+    defineResource({
+      name: 'tags',
+      singular: 'tag',
+      schema: tagSchema,
+      list: { sortable: ['id'] },
+      // @ts-expect-error: a default is of its field's type
+      defaults: { position: 'first' },
+      seed,
+    })
+  })
+
+  it('a seeder returns the schema’s input, without ids', () => {
+    defineResource({
+      name: 'tags',
+      singular: 'tag',
+      schema: tagSchema,
+      list: { sortable: ['id'] },
+      seed: {
+        count: 1,
+        // @ts-expect-error: `label` is required by the schema
+        generate: () => [{ slug: 'a', createdAt: '', updatedAt: '' }],
+      },
+    })
+  })
+
+  it('a schema without an integer id does not compile', () => {
+    defineResource({
+      name: 'notes',
+      singular: 'note',
+      // @ts-expect-error: a resource's records need an integer id
+      schema: z.object({ id: z.string(), text: z.string() }),
+      list: { sortable: [] },
+      seed: { count: 0, generate: () => [] },
+    })
+  })
+})
+
+describe('the data of a sandbox is typed exactly', () => {
+  it('db.<name>.get() returns the record type, nothing looser', () => {
+    const sandbox = createSandbox()
+    expectTypeOf(sandbox.db.users.get(1)).toEqualTypeOf<User | undefined>()
+    expectTypeOf(sandbox.db.products.get(1)).toEqualTypeOf<Product | undefined>()
+    expectTypeOf(sandbox.db.orders.all()).toEqualTypeOf<readonly Order[]>()
+    // @ts-expect-error: a typo of a field does not compile
+    void sandbox.db.users.get(1)?.nmae
+    // @ts-expect-error: no table of that name
+    void sandbox.db.tags
+  })
+
+  it('resources of your own are typed on db too', () => {
+    const tags = defineResource({
+      name: 'tags',
+      singular: 'tag',
+      schema: tagSchema,
+      list: { sortable: ['id'] },
+      seed,
+    })
+    const sandbox = createSandbox({ resources: [tags] })
+    expectTypeOf(sandbox.db.tags.get(1)).toEqualTypeOf<Tag | undefined>()
+    expectTypeOf(sandbox.db.users.get(1)).toEqualTypeOf<User | undefined>()
+    expectTypeOf(sandbox.snapshot().nextIds.tags).toEqualTypeOf<number>()
+  })
+})
