@@ -21,7 +21,7 @@ import { startApiSandbox } from './start-sandbox.js'
 provideFaker(faker)
 
 export * from '../index.js'
-export type { WorkerOptions } from './start-sandbox.js'
+export type { SandboxWorker, WorkerOptions } from './start-sandbox.js'
 
 /** A sandbox running in the browser (of the Shop API unless `D` says which resources). */
 export type BrowserSandbox<D extends readonly AnyResourceDefinition[] = typeof shopResources> =

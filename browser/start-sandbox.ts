@@ -1,4 +1,4 @@
-import type { SetupWorker } from 'msw/browser'
+import type { RequestHandler, WebSocketHandler } from 'msw'
 import { setupWorker } from 'msw/browser'
 import { WRITE_METHODS } from '../http/pipeline.js'
 import type { ApiDefinition } from '../resources/api.js'
@@ -29,6 +29,21 @@ export interface WorkerOptions {
   serviceWorkerUrl?: string
 }
 
+/**
+ * The part of MSW's worker (`setupWorker`) a sandbox hands out: its handlers, for one-off
+ * ones. Typed here rather than as `msw/browser`'s `SetupWorker`: that entry point resolves
+ * for no Node condition (`"node": null`), so a CommonJS `nodenext` project could not read the
+ * types of `shop-sandbox/browser`.
+ */
+export interface SandboxWorker {
+  /** Adds handlers in front of the sandbox's (until `resetHandlers`). */
+  use(...handlers: Array<RequestHandler | WebSocketHandler>): void
+  /** Drops the handlers added with `use` (or replaces them all with `handlers`). */
+  resetHandlers(...handlers: Array<RequestHandler | WebSocketHandler>): void
+  /** The handlers in use. */
+  listHandlers(): readonly unknown[]
+}
+
 /** Options of `startSandbox`: the sandbox's, plus the service worker's. */
 export type BrowserSandboxOptions<A extends ApiDefinition = ApiDefinition> = SandboxOptions<A> &
   WorkerOptions
@@ -40,7 +55,7 @@ export interface BrowserSandbox<D extends readonly AnyResourceDefinition[] = any
   /** The default sandbox's data. */
   readonly db: ApiStore<D>
   /** MSW's worker. */
-  readonly worker: SetupWorker
+  readonly worker: SandboxWorker
   /** Back to the seeded data (saved too, when persisting). */
   reset(): void
   /** Stops intercepting requests and saving data (a second call does nothing). */

@@ -273,6 +273,135 @@ export { user, code, setupSandbox, startSandbox }
   })
 })
 
+/** What every consumer configuration type-checks: the three entry points, own resources, typos. */
+const typedConsumer = (kind: 'esm' | 'cjs') => `import * as z from 'zod'
+import { createSandbox, defineResource, ErrorCode, idSchema, readOnly, timestampSchema, type Envelope, type User } from 'shop-sandbox'
+import { createSandboxServer, setupSandbox, type SandboxServer } from 'shop-sandbox/node'
+import { startSandbox, type BrowserSandbox } from 'shop-sandbox/browser'
+
+const tags = defineResource({
+  name: 'tags',
+  singular: 'tag',
+  schema: z.object({ id: readOnly(idSchema), label: z.string(), createdAt: readOnly(timestampSchema), updatedAt: readOnly(timestampSchema) }),
+  list: { sortable: ['id', 'label'], keyword: (tag) => tag.label },
+  seed: { count: 1, generate: () => [{ label: 'a', createdAt: '2025-01-01T00:00:00.000Z', updatedAt: '2025-01-01T00:00:00.000Z' }] },
+})
+const sandbox = createSandbox({ resources: [tags], users: 5 })
+const user: User | undefined = sandbox.db.users.get(1)
+const label: string | undefined = sandbox.db.tags.get(1)?.label
+// @ts-expect-error: a typo of a field does not compile
+void sandbox.db.users.get(1)?.nmae
+// @ts-expect-error: a sortable field the schema lacks does not compile
+defineResource({ ...tags, list: { sortable: ['lable'] } })
+const code: 40001 = ErrorCode.usernameTaken
+declare const body: Envelope<User>
+const email: string | null = body.code === 0 ? body.data.email : null
+const server: Promise<SandboxServer> = createSandboxServer({ port: 0, resources: [tags] })
+const browser: (options: { persist: boolean }) => Promise<BrowserSandbox> = startSandbox
+${kind === 'esm' ? 'export' : 'module.exports ='} { user, label, code, email, server, browser, setupSandbox }
+`
+
+describe('(g) consumers type-check on TypeScript 5.9, 6 and 7, in every module resolution', () => {
+  const typescripts = { '5.9': '', '6': '6.0.3', '7': '7.0.2' }
+  const setups: Array<{
+    name: string
+    type: 'module' | 'commonjs'
+    options: Record<string, unknown>
+    without?: string[]
+  }> = [
+    {
+      name: 'nodenext-esm',
+      type: 'module',
+      options: { module: 'NodeNext', moduleResolution: 'NodeNext' },
+    },
+    {
+      name: 'nodenext-cjs',
+      type: 'commonjs',
+      options: { module: 'NodeNext', moduleResolution: 'NodeNext' },
+    },
+    {
+      name: 'node16-esm',
+      type: 'module',
+      options: { module: 'Node16', moduleResolution: 'Node16' },
+    },
+    { name: 'bundler', type: 'module', options: { module: 'ESNext', moduleResolution: 'Bundler' } },
+    {
+      name: 'node10-cjs',
+      type: 'commonjs',
+      // zod's own declarations need esModuleInterop under node10, as such projects set it.
+      options: {
+        module: 'CommonJS',
+        moduleResolution: 'node10',
+        esModuleInterop: true,
+        ignoreDeprecations: '6.0',
+      },
+      // TypeScript 7 has no node10 resolution left.
+      without: ['7'],
+    },
+  ]
+  beforeAll(async () => {
+    for (const [version, exact] of Object.entries(typescripts)) {
+      if (!exact) continue
+      await exec(
+        npm,
+        [
+          'install',
+          '--prefix',
+          join(project, `ts${version}`),
+          '--no-audit',
+          '--no-fund',
+          '--loglevel=error',
+          `typescript@${exact}`,
+        ],
+        { cwd: project, timeout: 240_000 },
+      )
+    }
+  }, 300_000)
+
+  // Two at a time: tsc is one thread, the machine has two.
+  it.concurrent.each(
+    Object.keys(typescripts).flatMap((version) =>
+      setups
+        .filter((setup) => !setup.without?.includes(version))
+        .map((setup) => ({ version, setup })),
+    ),
+  )('TypeScript $version, $setup.name', async ({ version, setup }) => {
+    const folder = join(project, `types-${version}-${setup.name}`)
+    await mkdir(folder, { recursive: true })
+    await writeFile(join(folder, 'package.json'), JSON.stringify({ type: setup.type }))
+    const { ignoreDeprecations, ...options } = setup.options
+    await writeFile(
+      join(folder, 'tsconfig.json'),
+      JSON.stringify({
+        compilerOptions: {
+          target: 'ES2022',
+          lib: ['ES2023', 'DOM', 'DOM.Iterable'],
+          types: ['node'],
+          strict: true,
+          noEmit: true,
+          skipLibCheck: false,
+          ...options,
+          ...(ignoreDeprecations && version === '6' ? { ignoreDeprecations } : {}),
+        },
+        files: ['check.ts'],
+      }),
+    )
+    await writeFile(
+      join(folder, 'check.ts'),
+      typedConsumer(setup.type === 'module' ? 'esm' : 'cjs'),
+    )
+    const compiler =
+      version === '5.9'
+        ? join(project, 'node_modules', '.bin', 'tsc')
+        : join(project, `ts${version}`, 'node_modules', '.bin', 'tsc')
+    await exec(compiler, ['-p', '.'], { cwd: folder, timeout: 120_000 }).catch(
+      (error: { stdout: string }) => {
+        throw new Error(`tsc ${version} (${setup.name}) failed:\n${error.stdout}`)
+      },
+    )
+  })
+})
+
 /** The README's Vitest example as a Jest test: in JavaScript, on Jest's globals. */
 async function jestTest(): Promise<string> {
   const typescript = (await readmeExample('// src/api.test.ts')).replace(
