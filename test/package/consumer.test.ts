@@ -365,41 +365,45 @@ describe('(g) consumers type-check on TypeScript 5.9, 6 and 7, in every module r
         .filter((setup) => !setup.without?.includes(version))
         .map((setup) => ({ version, setup })),
     ),
-  )('TypeScript $version, $setup.name', async ({ version, setup }) => {
-    const folder = join(project, `types-${version}-${setup.name}`)
-    await mkdir(folder, { recursive: true })
-    await writeFile(join(folder, 'package.json'), JSON.stringify({ type: setup.type }))
-    const { ignoreDeprecations, ...options } = setup.options
-    await writeFile(
-      join(folder, 'tsconfig.json'),
-      JSON.stringify({
-        compilerOptions: {
-          target: 'ES2022',
-          lib: ['ES2023', 'DOM', 'DOM.Iterable'],
-          types: ['node'],
-          strict: true,
-          noEmit: true,
-          skipLibCheck: false,
-          ...options,
-          ...(ignoreDeprecations && version === '6' ? { ignoreDeprecations } : {}),
+  )(
+    'TypeScript $version, $setup.name',
+    async ({ version, setup }) => {
+      const folder = join(project, `types-${version}-${setup.name}`)
+      await mkdir(folder, { recursive: true })
+      await writeFile(join(folder, 'package.json'), JSON.stringify({ type: setup.type }))
+      const { ignoreDeprecations, ...options } = setup.options
+      await writeFile(
+        join(folder, 'tsconfig.json'),
+        JSON.stringify({
+          compilerOptions: {
+            target: 'ES2022',
+            lib: ['ES2023', 'DOM', 'DOM.Iterable'],
+            types: ['node'],
+            strict: true,
+            noEmit: true,
+            skipLibCheck: false,
+            ...options,
+            ...(ignoreDeprecations && version === '6' ? { ignoreDeprecations } : {}),
+          },
+          files: ['check.ts'],
+        }),
+      )
+      await writeFile(
+        join(folder, 'check.ts'),
+        typedConsumer(setup.type === 'module' ? 'esm' : 'cjs'),
+      )
+      const compiler =
+        version === '5.9'
+          ? join(project, 'node_modules', '.bin', 'tsc')
+          : join(project, `ts${version}`, 'node_modules', '.bin', 'tsc')
+      await exec(compiler, ['-p', '.'], { cwd: folder, timeout: 120_000 }).catch(
+        (error: { stdout: string }) => {
+          throw new Error(`tsc ${version} (${setup.name}) failed:\n${error.stdout}`)
         },
-        files: ['check.ts'],
-      }),
-    )
-    await writeFile(
-      join(folder, 'check.ts'),
-      typedConsumer(setup.type === 'module' ? 'esm' : 'cjs'),
-    )
-    const compiler =
-      version === '5.9'
-        ? join(project, 'node_modules', '.bin', 'tsc')
-        : join(project, `ts${version}`, 'node_modules', '.bin', 'tsc')
-    await exec(compiler, ['-p', '.'], { cwd: folder, timeout: 120_000 }).catch(
-      (error: { stdout: string }) => {
-        throw new Error(`tsc ${version} (${setup.name}) failed:\n${error.stdout}`)
-      },
-    )
-  })
+      )
+    },
+    180_000,
+  )
 })
 
 /** The README's Vitest example as a Jest test: in JavaScript, on Jest's globals. */
