@@ -1,5 +1,4 @@
 import type * as z from 'zod'
-import { ApiError } from '../contract/api-error.js'
 import { noContent, success } from '../contract/envelope.js'
 import type { ApiResponse } from '../contract/exchange.js'
 import type { Resource } from '../resources/catalog.js'
@@ -9,6 +8,7 @@ import { parseListQuery, parseQuery } from '../resources/query.js'
 import { notFound } from '../resources/service.js'
 import { validateBody } from './body.js'
 import type { Operation, OperationContext, OperationDocs } from './operation.js'
+import { assertMayChange } from './steps/permissions.js'
 import type { Route } from './router.js'
 
 const capitalize = (word: string) => word.charAt(0).toUpperCase() + word.slice(1)
@@ -47,7 +47,7 @@ function created(context: OperationContext, path: string, record: unknown): ApiR
  * belongs to another, the nested routes under its owner. Each operation translates HTTP to the
  * data service and back; the rules themselves live with the resource.
  */
-export function resourceRoutes(resource: Resource): Route<Operation>[] {
+export function resourceRoutes(resource: Resource, accounts: string): Route<Operation>[] {
   const { name, singular, idParam, definition, listSpec } = resource
   const Singular = capitalize(singular)
   const words = definition.docs?.operations ?? {}
@@ -59,26 +59,12 @@ export function resourceRoutes(resource: Resource): Route<Operation>[] {
     Object.assign(base, words[action], { tags: [name] })
   const find = (context: OperationContext) => context.data.find(name, context.ids[idParam]!)
 
-  /** 403 when a caller who is not an admin sets an admin-only field to something new (CONTRACT B4). */
-  const assertMayChange = (context: OperationContext, record: Row, body: unknown) => {
-    if (context.principal?.admin || typeof body !== 'object' || body === null) return
-    const changes = body as Record<string, unknown>
-    for (const field of adminOnly) {
-      if (field in changes && changes[field] !== record[field]) {
-        throw ApiError.of(
-          'permissionDenied',
-          `permission denied: only an admin may change ${field}`,
-        )
-      }
-    }
-  }
-
   const update =
     (replace: boolean) =>
     async (context: OperationContext): Promise<ApiResponse> => {
       const body = await context.readJson()
       const record = find(context)
-      assertMayChange(context, record, body)
+      assertMayChange(context.principal, adminOnly, record, body)
       const schema: z.ZodObject = !replace
         ? resource.bodies.patch
         : context.principal?.admin || context.principal === null
@@ -216,11 +202,41 @@ export function resourceRoutes(resource: Resource): Route<Operation>[] {
     },
   ]
   const all = resource.owner ? [...routes, ...nestedRoutes(resource)] : routes
-  // Every operation of the resource answers `Prefer: code=409` with the resource's own conflict.
-  for (const route of all)
-    for (const operation of Object.values(route.operations))
+  for (const route of all) {
+    for (const [method, operation] of Object.entries(route.operations)) {
+      // `Prefer: code=409` answers the resource's own conflict.
       operation.conflict = resource.conflictCode
+      operation.denied = deniedRule(resource, accounts, method, route.path, operation.permission)
+    }
+  }
   return all
+}
+
+/** What a member may not do on a route, in words, for its 403 (CONTRACT B4). */
+function deniedRule(
+  resource: Resource,
+  accounts: string,
+  method: string,
+  path: string,
+  permission: Operation['permission'],
+): string {
+  const collection = path.endsWith(`/${resource.name}`)
+  const nested = resource.owner !== undefined && !path.startsWith(`/${resource.name}`)
+  const verb = (
+    {
+      GET: collection ? 'list' : 'read',
+      POST: 'create',
+      PUT: 'replace',
+      PATCH: 'change',
+      DELETE: 'delete',
+    } as Record<string, string>
+  )[method]!
+  if (permission === 'own') {
+    return nested
+      ? `members may ${verb} ${resource.name} of their own ${accounts} only`
+      : `members may ${verb} only their own ${resource.singular}`
+  }
+  return `only an admin may ${verb} ${collection ? resource.name : article(resource.singular)}`
 }
 
 /** `/{owner}/{owner_id}/{name}` and `/{owner}/{owner_id}/{name}/{id}`: a member's own records. */

@@ -69,6 +69,8 @@ export interface Operation {
   changesData?: boolean
   /** The conflict `Prefer: code=409` answers here: its resource's own (CONTRACT C1). */
   conflict?: CodeDefinition
+  /** The rule a 403 names when the permission refuses (`members may read only their own user`). */
+  denied?: string
   docs: OperationDocs
   run(context: OperationContext): ApiResponse | Promise<ApiResponse>
 }

@@ -20,7 +20,9 @@ export function apiRoutes(catalog: Catalog): ApiRoutes {
   let routes = compiled.get(catalog)
   if (!routes) {
     const router = new Router<Operation>([
-      ...catalog.resources.flatMap((resource) => resourceRoutes(resource)),
+      ...catalog.resources.flatMap((resource) =>
+        resourceRoutes(resource, catalog.accounts.resource.singular),
+      ),
       ...sessionRoutes(catalog.accounts),
     ])
     routes = {

@@ -144,3 +144,21 @@ describe('permissions of the fixed tokens (CONTRACT B4)', () => {
     })
   }
 })
+
+describe('a 403 names the rule that refused (CONTRACT B4)', () => {
+  it.each([
+    ['GET', '/users/3', undefined, 'members may read only their own user'],
+    ['PUT', '/users/3', {}, 'members may replace only their own user'],
+    ['PATCH', '/users/2', { role: 'admin' }, 'only an admin may set or change role'],
+    ['PATCH', '/users/2', { status: 'inactive' }, 'only an admin may set or change status'],
+    ['GET', '/users', undefined, 'only an admin may list users'],
+    ['GET', '/orders', undefined, 'only an admin may list orders'],
+    ['DELETE', '/products/1', undefined, 'only an admin may delete a product'],
+    ['GET', '/users/3/orders', undefined, 'members may list orders of their own user only'],
+    ['POST', '/users/3/orders', { items: [] }, 'members may create orders of their own user only'],
+  ])('%s %s', async (method, path, body, rule) => {
+    const reply = await call(method, path, { token: MEMBER, ...(body ? { body } : {}) })
+    expect(reply.status).toBe(403)
+    expect(reply.body).toEqual({ code: 40300, message: `permission denied: ${rule}`, data: null })
+  })
+})

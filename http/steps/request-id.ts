@@ -1,0 +1,49 @@
+import type { ApiRequest, ApiResponse } from '../../contract/exchange.js'
+
+/**
+ * Step 1, the request id (CONTRACT B6): every answer carries an `X-Request-Id`, the client's
+ * when it sent a printable one, else a new one.
+ */
+
+/** The client's `X-Request-Id` when it is printable ASCII (1-200 chars), else a new one. */
+export function requestIdFor(sent: string | null | undefined): string {
+  if (typeof sent === 'string' && /^[\x21-\x7e]{1,200}$/.test(sent)) return sent
+  return newRequestId()
+}
+
+/** The last touch of every answer: its request id, and no body for a HEAD. */
+export function finish(request: ApiRequest, requestId: string, response: ApiResponse): ApiResponse {
+  response.headers['x-request-id'] = requestId
+  if (request.method === 'HEAD') response.body = null
+  return response
+}
+
+/**
+ * New request ids: UUID-shaped, a random UUID drawn once with its last 12 hex digits replaced
+ * by a counter, so an id is unique within the process (and, by the random part, across
+ * processes) and costs a counter step instead of a random UUID's string building per request.
+ */
+let idPrefix = ''
+let idCounter = 0
+
+function newRequestId(): string {
+  if (idPrefix === '' || idCounter > 0xffff_ffff_ffff) {
+    const uuid = randomUuid()
+    idPrefix = uuid.slice(0, 24)
+    idCounter = Number.parseInt(uuid.slice(24, 32), 16)
+  }
+  return idPrefix + (idCounter++).toString(16).padStart(12, '0')
+}
+
+/**
+ * A version 4 UUID from `Math.random` (seeded by the engine from the system's entropy): enough
+ * for ids that must not repeat, never for secrets. Not `crypto.randomUUID`: loading Node's web
+ * crypto costs a fresh test file's first answer ~1 ms, and pages served over plain http from
+ * another machine lack it.
+ */
+function randomUuid(): string {
+  const hex = (digits: number) =>
+    Array.from({ length: digits }, () => Math.floor(Math.random() * 16).toString(16)).join('')
+  const variant = '89ab'[Math.floor(Math.random() * 4)]!
+  return `${hex(8)}-${hex(4)}-4${hex(3)}-${variant}${hex(3)}-${hex(12)}`
+}

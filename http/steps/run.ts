@@ -1,0 +1,96 @@
+import type { ApiRequest, ApiResponse } from '../../contract/exchange.js'
+import { isPending } from '../../contract/exchange.js'
+import { clip, invalidParameter, rejectUnknown } from '../../contract/params.js'
+import { DataService } from '../../resources/service.js'
+import type { SandboxInstance } from '../../state/instance.js'
+import { readJsonBody } from '../body.js'
+import { durably } from '../durable.js'
+import type { Operation, OperationContext, Principal } from '../operation.js'
+import type { PipelineHost } from '../pipeline.js'
+import type { Seen } from './seen.js'
+import { bodyOf } from './seen.js'
+
+/**
+ * Step 8, the operation itself: path ids (400), the query (400 in strict mode for one it does
+ * not take), the operation's run (body, existence, validation, conflicts: in CONTRACT B4's
+ * order), and, for a write that succeeded, its durability (a data file, browser storage).
+ */
+
+/** The methods that may change data: a successful one is saved and announced. */
+export const WRITE_METHODS: ReadonlySet<string> = new Set(['POST', 'PUT', 'PATCH', 'DELETE'])
+
+const NO_QUERY: URLSearchParams = new URLSearchParams()
+
+export function run(
+  host: PipelineHost,
+  instance: SandboxInstance,
+  request: ApiRequest,
+  seen: Seen,
+  operation: Operation,
+  params: Record<string, string>,
+  principal: Principal | null,
+  wantsRepresentation: boolean,
+): ApiResponse | Promise<ApiResponse> {
+  const { config } = instance
+  const writes = operation.changesData ?? WRITE_METHODS.has(request.method)
+  const ids = pathIds(params)
+  // Without a query string, no URLSearchParams is made for the request (operations only read it).
+  const query = request.url.search === '' ? NO_QUERY : request.url.searchParams
+  if (config.strict && !operation.docs.query) rejectUnknown(query, [])
+  const context: OperationContext = {
+    request,
+    instance,
+    data: dataServiceOf(host, instance),
+    ids,
+    query,
+    principal,
+    strict: config.strict,
+    basePath: host.basePath,
+    wantsRepresentation,
+    async readJson() {
+      const body = await readJsonBody(
+        bodyOf(request, seen),
+        undefined,
+        (bytes) => (seen.bytes = bytes),
+      )
+      seen.body = body
+      return body
+    },
+  }
+  const result = operation.run(context)
+  if (!writes) return result
+  const saved = (response: ApiResponse) => {
+    if (response.status >= 300) return response
+    instance.store.changed()
+    instance.wrote(seen.bytes ?? 0)
+    return durably(instance, response)
+  }
+  return isPending(result) ? result.then(saved) : saved(result)
+}
+
+/** Path ids must be positive integers (400 / 40000), e.g. `GET /users/create`. */
+function pathIds(params: Record<string, string>): Record<string, number> {
+  const ids: Record<string, number> = {}
+  for (const name in params) {
+    const raw = params[name]!
+    const value = /^[1-9]\d{0,15}$/.test(raw) ? Number(raw) : Number.NaN
+    if (!Number.isSafeInteger(value))
+      throw invalidParameter(`${name} must be a positive integer, got '${clip(raw)}'`)
+    ids[name] = value
+  }
+  return ids
+}
+
+/** The data service of a sandbox as its operations see it, made once per sandbox. */
+const services = new WeakMap<SandboxInstance, DataService>()
+
+function dataServiceOf(host: PipelineHost, instance: SandboxInstance): DataService {
+  let service = services.get(instance)
+  if (service?.store !== instance.store || service.catalog !== host.catalog) {
+    service = new DataService(host.catalog, instance.store, () =>
+      new Date(host.now()).toISOString(),
+    )
+    services.set(instance, service)
+  }
+  return service
+}
