@@ -3,7 +3,7 @@ import fc from 'fast-check'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import type { SandboxServer } from '../../node/index.js'
 import { createSandboxServer } from '../../node/index.js'
-import { request as requestArbitrary } from '../reliability/arbitraries.js'
+import { request as requestArbitrary } from '../support/arbitraries.js'
 
 /**
  * The two transports of the Node server answer the same bytes on the wire with the same status,

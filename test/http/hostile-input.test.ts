@@ -2,7 +2,7 @@ import fc from 'fast-check'
 import { describe, expect, it } from 'vitest'
 import type { ApiRequest, ApiResponse, DbDocument, Sandbox } from '../../index.js'
 import { checkDocument, codes, createSandbox } from '../../index.js'
-import { request } from './arbitraries.js'
+import { request } from '../support/arbitraries.js'
 
 type Generated = typeof request extends fc.Arbitrary<infer R> ? R : never
 
