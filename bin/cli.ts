@@ -137,11 +137,26 @@ export async function runCli(argv: string[]): Promise<void> {
     .fail((message, error) => {
       if (error && !message) throw error
       console.error(
-        `shop-sandbox: ${message ?? error?.message} (run 'shop-sandbox --help' for the options)`,
+        `shop-sandbox: ${inWords(message ?? error?.message ?? '')} (run 'shop-sandbox --help' for the options)`,
       )
       process.exit(USAGE_ERROR)
     })
     .parseAsync()
+}
+
+/** yargs' own messages, said as the sandbox's are. */
+function inWords(message: string): string {
+  const unknown = /^Unknown arguments?: (.+)$/.exec(message)
+  if (unknown) {
+    const names = unknown[1]!.split(', ')
+    const word = names.find((name) => process.argv.slice(2).includes(name))
+    if (word !== undefined) return `'${word}' is not a command or a flag's value`
+    const flags = names.map((name) => (name.length > 1 ? `--${name}` : `-${name}`))
+    return `${flags.join(', ')} ${flags.length > 1 ? 'are not options' : 'is not an option'}`
+  }
+  const missing = /^Not enough arguments following: (.+)$/.exec(message)
+  if (missing) return `--${missing[1]} needs a value`
+  return message
 }
 
 /** Every flag of the option table, as the table declares it. */

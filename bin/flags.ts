@@ -24,7 +24,14 @@ export function flagOf(name: string, spec: OptionSpec): Options {
     case 'boolean':
       return { ...common, type: 'boolean', default: spec.default as boolean }
     case 'choice':
-      return { ...common, choices: flag.choices, default: spec.default as string }
+      // Checked by the parser (yargs' own `choices` message is three lines of its own words).
+      return {
+        ...common,
+        type: 'string',
+        describe: `${help} [${flag.choices!.join(' | ')}]`,
+        default: spec.default as string,
+        coerce: parser(name, spec),
+      }
     case 'list':
       return { ...common, type: 'string', array: true, coerce: listParser(name, spec) }
     default:
@@ -55,6 +62,7 @@ export function parser(name: string, spec: OptionSpec): (raw: unknown) => unknow
   const flag = `--${flagName(name)}`
   return (raw) => {
     if (raw === undefined) return undefined
+    if (Array.isArray(raw)) throw new Error(`${flag} was given ${raw.length} times; give it once`)
     const text = String(raw)
     const schema = spec.schema()
     switch (spec.flag!.kind) {
@@ -105,6 +113,18 @@ function listParser(name: string, spec: OptionSpec): (raw: unknown) => unknown {
     const values = (Array.isArray(raw) ? raw : [raw]).map(String)
     if (values.length === 0 || values.some((value) => value.trim() === ''))
       throw new Error(`${flag} needs a value (${spec.flag!.value ?? 'a value'})`)
+    const schema = spec.schema()
+    // Options whose value is a list are checked value by value here; others (`--counts`) later.
+    if (!schema.safeParse([]).success) return values
+    for (const value of values) {
+      if (schema.safeParse(value).success) continue // a word standing for the whole list ('all')
+      const checked = schema.safeParse([value])
+      if (!checked.success) {
+        const issue = checked.error.issues.find((one) => one.code !== 'invalid_union')
+        const message = issue?.message ?? describeIssue(checked.error.issues[0]!)
+        throw new Error(`${flag} ${message}, got '${value}'`)
+      }
+    }
     return values
   }
 }

@@ -308,14 +308,33 @@ export const optionTable = {
     flag: { kind: 'choice', choices: ['pretty', 'compact'] },
   }),
   corsOrigin: option({
-    schema: () => z.array(z.string().min(1)),
+    schema: () =>
+      z.array(
+        z
+          .string()
+          .regex(
+            /^(?:\*|[a-z][a-z0-9+.-]*:\/\/(?:\[[0-9a-f:.]+\]|[^\s/:?#[\]@]+)(?::\d{1,5})?\/?)$/i,
+            'must be an origin: a scheme, a host and maybe a port (http://localhost:5173), or *',
+          ),
+      ),
     scope: 'server',
     help: "An origin allowed to call from a browser besides loopback ones (repeatable; '*': any); others get 403 / 40300",
     defaultText: 'loopback origins',
     flag: { kind: 'list', value: '<origin>' },
   }),
   allowedHosts: option({
-    schema: () => z.union([z.literal('all'), z.array(z.string().min(1))]),
+    schema: () =>
+      z.union([
+        z.literal('all'),
+        z.array(
+          z
+            .string()
+            .regex(
+              /^(?:\[[0-9a-f:.]+\]|[a-z0-9_.-]+)$/i,
+              'must be a host name without scheme, port or path (app.local, 192.168.1.5), or all',
+            ),
+        ),
+      ]),
     scope: 'server',
     help: 'A Host accepted besides loopback names and the bound address (repeatable; all: no check); others get 403 / 40300',
     defaultText: 'loopback names',

@@ -1,5 +1,6 @@
 import type { ChildProcess } from 'node:child_process'
 import { execFile, spawn } from 'node:child_process'
+import { readFileSync } from 'node:fs'
 import { mkdir, mkdtemp, readdir, readFile, rm, writeFile } from 'node:fs/promises'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
@@ -301,6 +302,13 @@ const browser: (options: { persist: boolean }) => Promise<BrowserSandbox> = star
 ${kind === 'esm' ? 'export' : 'module.exports ='} { user, label, code, email, server, browser, setupSandbox }
 `
 
+/** The msw this run installs into consumers (2 on the first stack, 3 on the second). */
+const mswMajorNow = Number(
+  JSON.parse(readFileSync(join(repo, 'node_modules', 'msw', 'package.json'), 'utf8')).version.split(
+    '.',
+  )[0],
+)
+
 describe('(g) consumers type-check on TypeScript 5.9, 6 and 7, in every module resolution', () => {
   const typescripts = { '5.9': '', '6': '6.0.3', '7': '7.0.2' }
   const setups: Array<{
@@ -335,8 +343,9 @@ describe('(g) consumers type-check on TypeScript 5.9, 6 and 7, in every module r
         esModuleInterop: true,
         ignoreDeprecations: '6.0',
       },
-      // TypeScript 7 has no node10 resolution left.
-      without: ['7'],
+      // TypeScript 7 has no node10 resolution left; msw 3's own declarations do not resolve
+      // under node10 (its package has no typesVersions), so there it is msw 2 only.
+      without: mswMajorNow === 3 ? Object.keys(typescripts) : ['7'],
     },
   ]
   beforeAll(async () => {
