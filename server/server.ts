@@ -20,6 +20,7 @@ import type { AllowedHosts } from './guard.js'
 import { hostGuard, originPolicy, originRefused } from './guard.js'
 import { consolePage } from './console-page.js'
 import { docsPage } from './docs-page.js'
+import { landingPage } from './landing-page.js'
 import type { Frame } from './msw-transport.js'
 import { BodyBudget, fromNodeRequest, requestUrl } from './node-request.js'
 import { DataFile } from './persistence.js'
@@ -224,6 +225,7 @@ function requestListener(sandbox: Sandbox, options: ListenerOptions) {
   }
   const docs = docsPage()
   const ui = consolePage()
+  const home = landingPage(sandbox)
   const { onUnexpectedError } = sandbox.options
   const answer = answerOf(sandbox)
   const pipeline = (req: IncomingMessage, res: ServerResponse, url: URL, frame: FrameHeaders) => {
@@ -268,7 +270,7 @@ function requestListener(sandbox: Sandbox, options: ListenerOptions) {
     }
     if (outcome === 'refused') return refuse(req, res, originRefused(req.headers.origin!), frame)
     const path = url.pathname
-    if (docs(req, res, path, frame)) return
+    if (docs(req, res, path, frame) || home(req, res, path, frame)) return
     if (sandbox.options.control && ui(req, res, path, frame)) return
     const { msw } = options
     if (

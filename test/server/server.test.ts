@@ -190,6 +190,36 @@ describe.each(['fast', 'msw'] as const)('a base path (%s transport)', (transport
   })
 })
 
+describe.each(['fast', 'msw'] as const)('GET / (%s transport)', (transport) => {
+  const withBase = useSandboxServer({ basePath: '/api', transport })
+  const root = () => withBase.server.url.replace(/\/api$/, '/')
+
+  it('is a page for a browser: console, reference, OpenAPI, tokens and how to sign in', async () => {
+    const response = await fetch(root(), {
+      headers: { accept: 'text/html,application/xhtml+xml,application/xml;q=0.9,*/*;q=0.8' },
+    })
+    expect(response.status).toBe(200)
+    expect(response.headers.get('content-type')).toBe('text/html; charset=utf-8')
+    expect(response.headers.get('content-security-policy')).toContain("default-src 'none'")
+    const page = await response.text()
+    for (const link of ['/__sandbox/ui', '/docs', '/openapi.json'])
+      expect(page).toContain(`href="${link}"`)
+    expect(page).toContain('sandbox-admin-token')
+    expect(page).toContain('sandbox-member-token')
+    expect(page).toContain('member@example.com')
+    expect(page).toContain(`${root().slice(0, -1)}/api/sessions`)
+  })
+
+  it.each([
+    ['a request that does not ask for HTML', 'GET', 'application/json'],
+    ['a POST from a browser', 'POST', 'text/html'],
+  ])('%s keeps the 404 envelope', async (_, method, accept) => {
+    const response = await fetch(root(), { method, headers: { accept } })
+    expect(response.status).toBe(404)
+    expect(await response.json()).toMatchObject({ code: 40400, data: null })
+  })
+})
+
 describe('CORS for clients that send no Origin (curl, servers, tests)', () => {
   const plain = useSandboxServer()
 
