@@ -1,5 +1,6 @@
 import type { Argv } from 'yargs'
 import yargs from 'yargs'
+import type { ApiDefinition } from '../resources/api.js'
 import type { AnyResourceDefinition } from '../resources/define.js'
 import { Catalog } from '../resources/catalog.js'
 import type { OptionName, OptionSpec } from '../sandbox/option-table.js'
@@ -9,7 +10,7 @@ import { countsOf, flagOf, integerFlag } from './flags.js'
 import { init } from './init.js'
 import { printOpenApi } from './openapi.js'
 import { packageInfo } from './package-info.js'
-import { loadResources, resourcesArgument } from './resources.js'
+import { loadApi, loadResources, moduleArguments } from './resources.js'
 import { serve } from './serve.js'
 
 /** Exit code for a bad command line. */
@@ -21,31 +22,53 @@ const flagOptions = (Object.entries(optionTable) as Array<[OptionName, OptionSpe
 )
 
 /** Options whose flag names a file or module the CLI reads, or that it gathers itself. */
-const readByTheCli = new Set<OptionName>(['resources', 'overrides', 'counts', 'quiet'])
+const readByTheCli = new Set<OptionName>(['api', 'resources', 'overrides', 'counts', 'quiet'])
+
+/**
+ * The API and resources the command line names (`--api <module>`, `--resources <module>`,
+ * repeatable) and the catalog they make, or the one line saying what is wrong.
+ */
+async function loadModules(argv: readonly string[]) {
+  const apiModules = moduleArguments(argv, 'api')
+  if (apiModules.length > 1) return `--api was given ${apiModules.length} times; give it once`
+  const apiModule = apiModules[0]
+  let api: ApiDefinition | undefined
+  if (apiModule !== undefined) {
+    const loaded = await loadApi(apiModule)
+    if (typeof loaded === 'string') return loaded
+    api = loaded
+  }
+  const resourceModules = moduleArguments(argv, 'resources')
+  const resources: AnyResourceDefinition[] = []
+  for (const module of resourceModules) {
+    const loaded = await loadResources(module)
+    if (typeof loaded === 'string') return loaded
+    resources.push(...loaded)
+  }
+  const named = [
+    ...(apiModule === undefined ? [] : [`--api ${apiModule}`]),
+    ...resourceModules.map((module) => `--resources ${module}`),
+  ].join(', ')
+  try {
+    const catalog = Catalog.of(api ?? shopApi, resources)
+    return { api, apiModule, resources, resourceModules, catalog }
+  } catch (error) {
+    return `${named}: ${(error as Error).message}`
+  }
+}
 
 /** Runs the `shop-sandbox` command line. */
 export async function runCli(argv: string[]): Promise<void> {
   const { version } = packageInfo()
-  // `--resources` is loaded before the flags are made, so its resources get a count flag each.
-  let resources: readonly AnyResourceDefinition[] = []
-  let catalog = Catalog.of(shopApi)
-  const module = resourcesArgument(argv)
-  if (module !== undefined) {
-    const loaded = await loadResources(module)
-    if (typeof loaded === 'string') {
-      console.error(`shop-sandbox: ${loaded}`)
-      process.exitCode = 1
-      return
-    }
-    try {
-      catalog = Catalog.of(shopApi, loaded)
-    } catch (error) {
-      console.error(`shop-sandbox: --resources ${module}: ${(error as Error).message}`)
-      process.exitCode = 1
-      return
-    }
-    resources = loaded
+  // `--api` and `--resources` are loaded before the flags are made, so their resources get a
+  // count flag each.
+  const loaded = await loadModules(argv)
+  if (typeof loaded === 'string') {
+    console.error(`shop-sandbox: ${loaded}`)
+    process.exitCode = 1
+    return
   }
+  const { api, apiModule, resources, resourceModules, catalog } = loaded
   await yargs(argv)
     .scriptName('shop-sandbox')
     .command(
@@ -112,17 +135,28 @@ export async function runCli(argv: string[]): Promise<void> {
         }
         if (Array.isArray(options.allowedHosts) && options.allowedHosts.includes('all'))
           options.allowedHosts = 'all'
+        let counts: Record<string, number> | undefined
+        try {
+          counts = countsOf(given.counts as string[] | undefined, catalog.names)
+        } catch (error) {
+          console.error(
+            `shop-sandbox: ${(error as Error).message} (run 'shop-sandbox --help' for the options)`,
+          )
+          process.exitCode = USAGE_ERROR
+          return
+        }
         options.counts = {
           ...Object.fromEntries(catalog.names.map((name) => [name, given[name] as number])),
-          ...countsOf(given.counts as string[] | undefined),
+          ...counts,
         }
         if (resources.length > 0) options.resources = resources
+        if (api) options.api = api
         return serve(
           {
             ...options,
             quiet: given.quiet as boolean,
             ...(given.overrides ? { overridesFile: String(given.overrides) } : {}),
-            ...(module ? { resourcesModule: module } : {}),
+            modules: { api: apiModule, resources: resourceModules },
           },
           version,
         )
@@ -152,7 +186,9 @@ function inWords(message: string): string {
     const word = names.find((name) => process.argv.slice(2).includes(name))
     if (word !== undefined) return `'${word}' is not a command or a flag's value`
     const flags = names.map((name) => (name.length > 1 ? `--${name}` : `-${name}`))
-    return `${flags.join(', ')} ${flags.length > 1 ? 'are not options' : 'is not an option'}`
+    // `--categories 40` before its resource is loaded: the count flags come with --resources.
+    const plural = names.some((name) => /^[a-z][a-z-]*s$/.test(name))
+    return `${flags.join(', ')} ${flags.length > 1 ? 'are not options' : 'is not an option'}${plural ? ' (a count of your own resource? load it first with --resources <module>)' : ''}`
   }
   const missing = /^Not enough arguments following: (.+)$/.exec(message)
   if (missing) return `--${missing[1]} needs a value`

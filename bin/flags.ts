@@ -132,12 +132,20 @@ function listParser(name: string, spec: OptionSpec): (raw: unknown) => unknown {
 /** The counts of `--counts name=N` (repeatable), checked in form; names are checked by the sandbox. */
 export function countsOf(
   values: readonly string[] | undefined,
+  names: readonly string[],
 ): Record<string, number> | undefined {
   if (!values) return undefined
   const counts: Record<string, number> = {}
   for (const value of values) {
     const match = /^([a-z][a-zA-Z0-9-]*)=(\d{1,7})$/.exec(value)
-    if (!match) throw new Error(`--counts takes <name>=<count>, like categories=40, got '${value}'`)
+    if (!match)
+      throw new Error(
+        `--counts takes <name>=<count> with a count from 0, like ${names.at(-1)}=40, got '${value}'`,
+      )
+    if (!names.includes(match[1]!))
+      throw new Error(
+        `--counts ${value}: no resource named ${match[1]} (resources: ${names.join(', ')})`,
+      )
     counts[match[1]!] = Number(match[2])
   }
   return counts

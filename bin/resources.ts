@@ -1,42 +1,76 @@
-import { pathToFileURL } from 'node:url'
 import { resolve } from 'node:path'
+import { pathToFileURL } from 'node:url'
+import type { ApiDefinition } from '../resources/api.js'
 import type { AnyResourceDefinition } from '../resources/define.js'
 
-/** The module `--resources <module>` (or `--resources=<module>`) names, if any. */
-export function resourcesArgument(argv: readonly string[]): string | undefined {
+/**
+ * Every value of `--<flag> <module>` and `--<flag>=<module>` on the command line, in order.
+ * Read before yargs: the modules' resources get count flags of their own.
+ */
+export function moduleArguments(argv: readonly string[], flag: string): string[] {
+  const modules: string[] = []
   for (const [index, arg] of argv.entries()) {
-    if (arg === '--resources') return argv[index + 1]
-    if (arg.startsWith('--resources=')) return arg.slice('--resources='.length)
+    if (arg === `--${flag}` && argv[index + 1] !== undefined) modules.push(argv[index + 1]!)
+    else if (arg.startsWith(`--${flag}=`)) modules.push(arg.slice(flag.length + 3))
   }
-  return undefined
+  return modules
+}
+
+/** Whether a value is an API (`defineApi`) rather than a resource. */
+export function isApi(value: unknown): value is ApiDefinition {
+  return (
+    typeof value === 'object' &&
+    value !== null &&
+    !Array.isArray(value) &&
+    Array.isArray((value as { resources?: unknown }).resources) &&
+    typeof (value as { accounts?: unknown }).accounts === 'object'
+  )
 }
 
 /**
- * The resource definitions a module exports: its default export (a list of `defineResource`
- * definitions, or one), else an export named `resources`. A TypeScript module loads where Node
- * strips types itself (22.18, 23.6 and later) or under a loader (`--import tsx`). Returns the
- * one line to print when the module cannot be used.
+ * A module's exports, or the one line to print when it cannot be loaded. A TypeScript module
+ * loads where Node strips types itself (22.18, 23.6 and later) or under a loader (`--import tsx`).
+ */
+async function importModule(
+  flag: string,
+  module: string,
+): Promise<Record<string, unknown> | string> {
+  try {
+    return (await import(pathToFileURL(resolve(module)).href)) as Record<string, unknown>
+  } catch (error) {
+    const { code, message } = error as NodeJS.ErrnoException
+    if (code === 'ERR_MODULE_NOT_FOUND' && message.includes(resolve(module)))
+      return `--${flag} ${module}: no such module`
+    if (code === 'ERR_UNKNOWN_FILE_EXTENSION')
+      return `--${flag} ${module}: this Node cannot load TypeScript by itself; use Node 22.18 or later, or run with NODE_OPTIONS='--import tsx' (npm install -D tsx)`
+    return `--${flag} ${module}: cannot load it: ${String(message ?? error).split('\n')[0]}`
+  }
+}
+
+/**
+ * The resource definitions a `--resources` module exports: its default export (a list of
+ * `defineResource` definitions, or one), else an export named `resources`.
  */
 export async function loadResources(
   module: string,
 ): Promise<readonly AnyResourceDefinition[] | string> {
-  let loaded: Record<string, unknown>
-  try {
-    loaded = (await import(pathToFileURL(resolve(module)).href)) as Record<string, unknown>
-  } catch (error) {
-    const { code, message } = error as NodeJS.ErrnoException
-    if (code === 'ERR_MODULE_NOT_FOUND' && message.includes(resolve(module)))
-      return `--resources ${module}: no such module`
-    if (
-      code === 'ERR_UNKNOWN_FILE_EXTENSION' ||
-      (/\.(c|m)?ts$/.test(module) && code === 'ERR_UNKNOWN_FILE_EXTENSION')
-    )
-      return `--resources ${module}: this Node cannot load TypeScript by itself; use Node 22.18 or later, or run with NODE_OPTIONS='--import tsx' (npm install -D tsx)`
-    return `--resources ${module}: cannot load it: ${String(message ?? error).split('\n')[0]}`
-  }
+  const loaded = await importModule('resources', module)
+  if (typeof loaded === 'string') return loaded
   const exported = loaded.default ?? loaded.resources
+  if (isApi(exported))
+    return `--resources ${module}: its default export is an API (defineApi), not resources: pass it with --api ${module}`
   const list = Array.isArray(exported) ? exported : exported === undefined ? undefined : [exported]
   if (!list || list.length === 0)
     return `--resources ${module}: export a list of resource definitions as the module's default (export default [categories, tags])`
   return list as AnyResourceDefinition[]
+}
+
+/** The API (`defineApi`) an `--api` module exports: its default export, else an export named `api`. */
+export async function loadApi(module: string): Promise<ApiDefinition | string> {
+  const loaded = await importModule('api', module)
+  if (typeof loaded === 'string') return loaded
+  const exported = loaded.default ?? loaded.api
+  if (!isApi(exported))
+    return `--api ${module}: export an API made with defineApi({ title, resources, accounts }) as the module's default${Array.isArray(exported) ? ' (this module exports resources: pass it with --resources)' : ''}`
+  return exported
 }

@@ -13,12 +13,12 @@ export async function serve(
   options: SandboxServerOptions & {
     quiet: boolean
     overridesFile?: string
-    /** The module `--resources` loaded, for the banner. */
-    resourcesModule?: string
+    /** The modules `--api` and `--resources` loaded, for the banner. */
+    modules?: { api: string | undefined; resources: readonly string[] }
   },
   version: string,
 ): Promise<void> {
-  const { quiet, overridesFile, resourcesModule, ...serverOptions } = options
+  const { quiet, overridesFile, modules, ...serverOptions } = options
   if (overridesFile !== undefined) {
     const loaded = await readOverrides(overridesFile)
     if (typeof loaded === 'string') {
@@ -52,15 +52,7 @@ export async function serve(
       `shop-sandbox: warning: listening on ${options.host}, so other machines can reach the sandbox and its fixed tokens`,
     )
   }
-  const own = (serverOptions.resources ?? []).map(({ name }) => name)
-  console.log(
-    banner(
-      server,
-      version,
-      options.data,
-      resourcesModule === undefined ? undefined : { module: resourcesModule, own },
-    ),
-  )
+  console.log(banner(server, version, options.data, modules))
   let stopping = false
   const stop = (signal: NodeJS.Signals) => {
     if (stopping) {
@@ -91,7 +83,7 @@ function banner(
   server: Awaited<ReturnType<typeof createSandboxServer>>,
   version: string,
   data: string | undefined,
-  resources: { module: string; own: readonly string[] } | undefined,
+  modules: { api: string | undefined; resources: readonly string[] } | undefined,
 ): string {
   const { catalog, seed, control } = server.sandbox.options
   const counts = Object.entries(server.sandbox.db.counts())
@@ -105,8 +97,9 @@ function banner(
   return [
     `shop-sandbox ${version} listening on ${server.url} (${catalog.api.title})`,
     line('data:', `${counts} (${source})`),
-    ...(resources
-      ? [line('resources:', `${resources.own.join(', ')} from ${resources.module}`)]
+    ...(modules?.api ? [line('api:', `${catalog.api.title} from ${modules.api}`)] : []),
+    ...(modules && modules.resources.length > 0
+      ? [line('resources:', `${catalog.added.join(', ')} from ${modules.resources.join(', ')}`)]
       : []),
     ...tokens.map(({ token, description }, index) =>
       line(index === 0 ? 'tokens:' : '', `${token}${description ? `  (${description})` : ''}`),

@@ -2,6 +2,8 @@ import type { RequestHandler, WebSocketHandler } from 'msw'
 import { setupWorker } from 'msw/browser'
 import { WRITE_METHODS } from '../http/pipeline.js'
 import type { ApiDefinition } from '../resources/api.js'
+import { Catalog } from '../resources/catalog.js'
+import { loadFakerEnglish } from '../resources/seed-sources.js'
 import type { AnyResourceDefinition } from '../resources/define.js'
 import type { ApiStore, Sandbox } from '../sandbox/create-sandbox.js'
 import { createApiSandbox } from '../sandbox/create-sandbox.js'
@@ -79,6 +81,8 @@ export async function startApiSandbox(
     serviceWorkerUrl,
     ...sandboxOptions
   } = options
+  // Seeders of resources beyond an API's own may use any of faker's English (a chunk of its own).
+  if (!Catalog.of(options.api, options.resources ?? []).fakerLocale) await loadFakerEnglish()
   const sandbox = createApiSandbox({
     // Beside the app's own files, the document lives under the API's base path.
     openApiPath: openApiPathFor(sandboxOptions.baseUrl),

@@ -9,7 +9,7 @@ export const codes = {
   malformedJson: { code: 40004, status: 400, message: 'malformed JSON body' },
   authenticationRequired: { code: 40100, status: 401, message: 'authentication required' },
   invalidToken: { code: 40101, status: 401, message: 'invalid or expired token' },
-  wrongCredentials: { code: 40102, status: 401, message: 'wrong email or password' },
+  wrongCredentials: { code: 40102, status: 401, message: 'wrong login or password' },
   permissionDenied: { code: 40300, status: 403, message: 'permission denied' },
   notFound: { code: 40400, status: 404, message: 'resource not found' },
   methodNotAllowed: { code: 40500, status: 405, message: 'method not allowed' },

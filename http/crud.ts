@@ -2,7 +2,8 @@ import type * as z from 'zod'
 import { noContent, success } from '../contract/envelope.js'
 import type { ApiResponse } from '../contract/exchange.js'
 import type { Resource } from '../resources/catalog.js'
-import type { Action, Row } from '../resources/define.js'
+import type { Action, Link, Row } from '../resources/define.js'
+import { nameOf } from '../resources/define.js'
 import { runListQuery, selectFields } from '../resources/list.js'
 import { parseListQuery, parseQuery } from '../resources/query.js'
 import { notFound } from '../resources/service.js'
@@ -27,7 +28,40 @@ function referencesOf(
   owner?: number,
 ) {
   const rule = resource.definition.rules?.references
-  return rule && ((body: unknown) => rule(body, context.data, current, owner))
+  if (rule) return (body: unknown) => rule(body, context.data, current, owner)
+  const links = (resource.definition.links ?? []) as readonly Link[]
+  if (links.length === 0) return undefined
+  // A nested link's field is the path's on a nested create, and written once: no later body sets it.
+  const checked = current || owner !== undefined ? links.filter((link) => !link.nested) : links
+  return (body: unknown) => linkProblems(checked, body, context)
+}
+
+/**
+ * The default reference check (a resource's own `references` rule replaces it): every id a
+ * body points at through a link names an existing record, so a write never leaves a link
+ * leading nowhere (which a data document would then refuse). A value of the wrong type is
+ * left to the schema, which names it in the same 422.
+ */
+function linkProblems(links: readonly Link[], body: unknown, context: OperationContext): string[] {
+  if (typeof body !== 'object' || body === null) return []
+  const problems: string[] = []
+  for (const link of links) {
+    const target = context.data.catalog.get(nameOf(link.resource))
+    let pointers: Iterable<[string, unknown]>
+    try {
+      pointers = link.field
+        ? link.field in body
+          ? [[link.field, (body as Record<string, unknown>)[link.field]]]
+          : []
+        : link.ids!(body as never)
+    } catch {
+      continue // a body the schema refuses anyway: its ids cannot be read
+    }
+    for (const [path, id] of pointers)
+      if (Number.isSafeInteger(id) && !context.data.table(target.name).get(id as number))
+        problems.push(`${path}: ${target.singular} ${String(id)} does not exist`)
+  }
+  return problems
 }
 
 /** The `fields` of a single-record read; a read without a query builds no query schema. */
@@ -47,7 +81,7 @@ function created(context: OperationContext, path: string, record: unknown): ApiR
  * belongs to another, the nested routes under its owner. Each operation translates HTTP to the
  * data service and back; the rules themselves live with the resource.
  */
-export function resourceRoutes(resource: Resource, accounts: string): Route<Operation>[] {
+export function resourceRoutes(resource: Resource): Route<Operation>[] {
   const { name, singular, idParam, definition, listSpec } = resource
   const Singular = capitalize(singular)
   const words = definition.docs?.operations ?? {}
@@ -206,7 +240,7 @@ export function resourceRoutes(resource: Resource, accounts: string): Route<Oper
     for (const [method, operation] of Object.entries(route.operations)) {
       // `Prefer: code=409` answers the resource's own conflict.
       operation.conflict = resource.conflictCode
-      operation.denied = deniedRule(resource, accounts, method, route.path, operation.permission)
+      operation.denied = deniedRule(resource, method, route.path, operation.permission)
     }
   }
   return all
@@ -215,7 +249,6 @@ export function resourceRoutes(resource: Resource, accounts: string): Route<Oper
 /** What a member may not do on a route, in words, for its 403 (CONTRACT B4). */
 function deniedRule(
   resource: Resource,
-  accounts: string,
   method: string,
   path: string,
   permission: Operation['permission'],
@@ -233,7 +266,7 @@ function deniedRule(
   )[method]!
   if (permission === 'own') {
     return nested
-      ? `members may ${verb} ${resource.name} of their own ${accounts} only`
+      ? `members may ${verb} only their own ${resource.name}`
       : `members may ${verb} only their own ${resource.singular}`
   }
   return `only an admin may ${verb} ${collection ? resource.name : article(resource.singular)}`

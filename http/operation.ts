@@ -1,7 +1,7 @@
 import type * as z from 'zod'
 import type { ApiRequest, ApiResponse } from '../contract/exchange.js'
-import type { CodeDefinition } from '../contract/codes.js'
-import type { ConflictCode, Permission } from '../resources/define.js'
+import type { CodeDefinition, CodeSpec } from '../contract/codes.js'
+import type { Permission } from '../resources/define.js'
 import type { QuerySchema } from '../resources/query.js'
 import type { DataService } from '../resources/service.js'
 import type { SandboxInstance } from '../state/instance.js'
@@ -54,7 +54,7 @@ export interface OperationDocs {
   /** The query it takes (none when absent): the schema that validates it documents it. */
   query?: QuerySchema
   /** Business errors the operation itself can raise (the pipeline's own are added). */
-  errors: readonly (ConflictCode | CodeDefinition)[]
+  errors: readonly (CodeSpec | CodeDefinition)[]
 }
 
 export interface Operation {

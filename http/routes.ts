@@ -20,9 +20,7 @@ export function apiRoutes(catalog: Catalog): ApiRoutes {
   let routes = compiled.get(catalog)
   if (!routes) {
     const router = new Router<Operation>([
-      ...catalog.resources.flatMap((resource) =>
-        resourceRoutes(resource, catalog.accounts.resource.singular),
-      ),
+      ...catalog.resources.flatMap((resource) => resourceRoutes(resource)),
       ...sessionRoutes(catalog.accounts),
     ])
     routes = {

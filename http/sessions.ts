@@ -5,6 +5,8 @@ import { foldCase } from '../db/store.js'
 import type { Accounts } from '../resources/catalog.js'
 import type { Row } from '../resources/define.js'
 import { ApiError } from '../contract/api-error.js'
+import type { CodeDefinition } from '../contract/codes.js'
+import { codes } from '../contract/codes.js'
 import { safeEqual } from './auth.js'
 import { validateBody } from './body.js'
 import { noContent, success } from '../contract/envelope.js'
@@ -41,6 +43,11 @@ function schemasOf(accounts: Accounts) {
   return made
 }
 
+/** 401 / 40102 in the words of this API's login field: `wrong email or password`. */
+function wrongCredentials(login: string): CodeDefinition {
+  return { ...codes.wrongCredentials, message: `wrong ${login} or password` }
+}
+
 /** `POST /sessions` and `DELETE /sessions/current` (CONTRACT B2) for an API's accounts. */
 export function sessionRoutes(accounts: Accounts): Route<Operation>[] {
   const { login } = accounts
@@ -59,7 +66,7 @@ export function sessionRoutes(accounts: Accounts): Route<Operation>[] {
       get body() {
         return schemasOf(accounts).credentials
       },
-      errors: ['validationFailed', 'wrongCredentials'],
+      errors: ['validationFailed', wrongCredentials(login)],
     },
     async run(context) {
       const body = await context.readJson()
@@ -71,7 +78,8 @@ export function sessionRoutes(accounts: Accounts): Route<Operation>[] {
         .table<Row>(accounts.resource.name)
         .findUnique(login, foldCase(credentials[login]!))
       const passwordMatches = safeEqual(credentials.password!, accounts.password)
-      if (!user || !passwordMatches) throw ApiError.of('wrongCredentials')
+      if (!user || !passwordMatches)
+        throw ApiError.of('wrongCredentials', wrongCredentials(login).message)
       return success({ ...context.instance.sessions.create(user.id), user }, 201)
     },
   }

@@ -1,3 +1,4 @@
+import type { LocaleDefinition } from '@faker-js/faker'
 import type { CodeDefinition } from '../contract/codes.js'
 import type { AnyResourceDefinition } from './define.js'
 
@@ -45,6 +46,12 @@ export interface ApiDefinition<
    * its conflicts and rules raise, listed in the OpenAPI document.
    */
   codes?: Readonly<Record<string, CodeDefinition>>
+  /**
+   * The faker locale its seeders use (default: faker's whole English locale). The Shop API
+   * names the few lists it uses, so a browser bundle carries those instead; a sandbox with
+   * resources of yours beside an API's uses the whole English locale.
+   */
+  fakerLocale?: () => LocaleDefinition
 }
 
 /**

@@ -1,3 +1,4 @@
+import type { LocaleDefinition } from '@faker-js/faker'
 import * as z from 'zod'
 import { ApiError } from '../contract/api-error.js'
 import type { CodeDefinition } from '../contract/codes.js'
@@ -98,6 +99,15 @@ export class Catalog {
   readonly api: ApiDefinition
   readonly resources: readonly Resource[]
   readonly accounts: Accounts
+  /**
+   * The order seeders run in: each after the resources it needs or links to (so its seeder
+   * finds their records in `data`), else in definition order.
+   */
+  readonly seedOrder: readonly Resource[]
+  /** The resources a sandbox added to the API's own (its `resources` option), by name. */
+  readonly added: readonly string[]
+  /** The faker locale the seeders run with, or null for faker's whole English locale. */
+  readonly fakerLocale: (() => LocaleDefinition) | null
   /** The API's own business codes (the generic ones are everyone's), by name. */
   readonly codes: Readonly<Record<string, CodeDefinition>>
   readonly #byName = new Map<string, Resource>()
@@ -108,34 +118,63 @@ export class Catalog {
    * when none are added). Throws a TypeError naming the resource and field of any mistake.
    */
   static of(api: ApiDefinition, extra: readonly AnyResourceDefinition[] = []): Catalog {
-    if (extra.length > 0) return new Catalog({ ...api, resources: [...api.resources, ...extra] })
+    if (extra.length > 0) {
+      // Seeders of yours may use any of faker's English: the API's own slice is not enough.
+      const { fakerLocale: _slice, ...rest } = api
+      return new Catalog({ ...rest, resources: [...api.resources, ...extra] }, api.resources.length)
+    }
     let catalog = cache.get(api)
     if (!catalog) cache.set(api, (catalog = new Catalog(api)))
     return catalog
   }
 
-  private constructor(api: ApiDefinition) {
+  /**
+   * @param own how many of `api.resources` are the API's own: the rest were added by a
+   *   sandbox's `resources` option, and errors number them as that option does.
+   */
+  private constructor(api: ApiDefinition, own = Number.POSITIVE_INFINITY) {
     checkApi(api)
     this.api = api
     this.codes = api.codes ?? {}
     this.#code = codeResolver(api)
     const definitions = api.resources
     const names = new Set<string>()
+    const singulars = new Map<string, string>()
     const accountsName = nameOf(api.accounts.resource)
+    const place = (index: number) =>
+      index < own ? `api.resources[${index}]` : `resources[${index - own}]`
     for (const [index, definition] of definitions.entries()) {
-      const name = (definition as { name?: unknown } | null)?.name
+      const { name, singular } = (definition ?? {}) as { name?: unknown; singular?: unknown }
       if (typeof name === 'string' && names.has(name))
-        throw new TypeError(`resources[${index}].name: two resources are named ${name}`)
+        throw new TypeError(
+          `${place(index)}.name: ${name} is taken${definitions.findIndex((one) => one?.name === name) < own && index >= own ? ' by a resource of the API' : ' by another resource'}; pick another name`,
+        )
       if (typeof name === 'string') names.add(name)
+      if (typeof singular === 'string') {
+        const other = singulars.get(singular)
+        // The singular names the path parameter ({user_id}), messages and operation ids.
+        if (other !== undefined)
+          throw new TypeError(
+            `${String(name)}.singular: ${other} is called ${singular} already; each resource needs its own singular`,
+          )
+        singulars.set(singular, String(name))
+      }
     }
     definitions.forEach((definition, index) =>
-      checkDefinition(definition, index, { names, code: this.#code, accounts: accountsName }),
+      checkDefinition(definition, place(index), {
+        names,
+        code: this.#code,
+        accounts: accountsName,
+      }),
     )
     const resources = definitions.map((definition) => compile(definition, this.#code))
     for (const resource of resources) this.#byName.set(resource.name, resource)
     this.resources = resources.map((resource) => withLinks(resource, this.#byName, resources))
     for (const resource of this.resources) this.#byName.set(resource.name, resource)
     this.accounts = this.#resolveAccounts(api)
+    this.fakerLocale = api.fakerLocale ?? null
+    this.added = this.names.slice(Math.min(own, this.resources.length))
+    this.seedOrder = seedOrder(this.resources)
   }
 
   #resolveAccounts(api: ApiDefinition): Accounts {
@@ -155,6 +194,11 @@ export class Catalog {
     if (accounts.role) {
       if (!resource.fields.includes(accounts.role.field))
         throw new TypeError(`api.accounts.role.field: no field ${accounts.role.field} in ${name}`)
+      const field = resource.schema.shape[accounts.role.field] as z.ZodType
+      if (!field.safeParse(accounts.role.admin).success)
+        throw new TypeError(
+          `api.accounts.role.admin: ${JSON.stringify(accounts.role.admin)} is not a value ${name}.${accounts.role.field} can hold, so no account could be an admin`,
+        )
       role = accounts.role
     } else if (resource.fields.includes('role')) role = { field: 'role', admin: 'admin' }
     return { resource, login, password: accounts.password, role, tokens: accounts.tokens ?? [] }
@@ -176,6 +220,33 @@ export class Catalog {
   get allCodes(): Readonly<Record<string, CodeDefinition>> {
     return { ...codes, ...this.codes }
   }
+}
+
+/** Resources in an order where each comes after those it needs or links to, where that can be. */
+function seedOrder(resources: readonly Resource[]): Resource[] {
+  const before = (resource: Resource) =>
+    new Set(
+      [
+        ...(resource.seed.needs ? [resource.seed.needs] : []),
+        ...((resource.definition.links ?? []) as readonly Link[]).map((link) =>
+          nameOf(link.resource),
+        ),
+      ].filter((name) => name !== resource.name),
+    )
+  const order: Resource[] = []
+  const placed = new Set<string>()
+  const waiting = [...resources]
+  while (waiting.length > 0) {
+    // The first (in definition order) whose dependencies are seeded; on a cycle, the first.
+    const index = Math.max(
+      0,
+      waiting.findIndex((resource) => [...before(resource)].every((name) => placed.has(name))),
+    )
+    const [next] = waiting.splice(index, 1)
+    order.push(next!)
+    placed.add(next!.name)
+  }
+  return order
 }
 
 const capitalize = (word: string) => word.charAt(0).toUpperCase() + word.slice(1)

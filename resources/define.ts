@@ -20,8 +20,11 @@ export type Permission = 'admin' | 'anyone' | 'own'
 /** The operations every resource gets. */
 export type Action = 'list' | 'create' | 'read' | 'replace' | 'update' | 'delete'
 
-/** A business code of the catalogue by name, or a code of its own (status 409 unless given). */
-export type ConflictCode = CodeSpec
+/**
+ * A business code by name (a generic one, or one of the API's `codes`: checked when the sandbox
+ * is made), or a code object of its own (status 409 unless given).
+ */
+export type ConflictCode = CodeSpec | (string & {})
 
 /** The record a schema describes (what the store keeps and the API returns). */
 export type RecordOfSchema<S extends z.ZodObject> = z.output<S>
@@ -173,7 +176,7 @@ export interface ResourceDefinition<
   links?: readonly Link<S>[]
   rules?: ResourceRules<z.output<S>>
   /** Business errors the rules raise, per write action (for the OpenAPI document). */
-  errors?: Partial<Record<'create' | 'update', readonly CodeSpec[]>>
+  errors?: Partial<Record<'create' | 'update', readonly ConflictCode[]>>
   seed: SeedSpec<S>
   /** OpenAPI words: the tag's description and any operation's summary or description. */
   docs?: { description?: string; operations?: Partial<Record<Action, OperationWords>> }

@@ -2,6 +2,7 @@ import * as z from 'zod'
 import type { CodeDefinition } from '../contract/codes.js'
 import { codes } from '../contract/codes.js'
 import { describeIssue } from '../contract/issues.js'
+import { readOnlyFields } from '../contract/registry.js'
 import type { ApiDefinition } from './api.js'
 import type { Action, AnyResourceDefinition, Permission } from './define.js'
 import { nameOf } from './define.js'
@@ -84,12 +85,26 @@ export function codeResolver(api: ApiDefinition) {
       (spec.code as number) < 10000 ||
       (spec.code as number) > 99999
     )
-      fail(`${where}.code`, `must be an integer from 10000 to 99999, got ${String(spec.code)}`)
+      fail(
+        `${where}.code`,
+        `must be an integer from 10000 to 99999, got ${JSON.stringify(spec.code)}`,
+      )
     if (typeof spec.message !== 'string' || spec.message.trim() === '')
       fail(`${where}.message`, 'must be a message in words')
+    const taken = Object.entries({ ...codes, ...own }).find(
+      ([, definition]) => definition.code === spec.code,
+    )
+    if (taken && (taken[1].message !== spec.message || taken[1].status !== (spec.status ?? 409)))
+      fail(
+        `${where}.code`,
+        `${String(spec.code)} is ${taken[0]} ('${taken[1].message}') already; give that code's name, or another number`,
+      )
     const status = spec.status ?? 409
     if (!Number.isInteger(status) || (status as number) < 400 || (status as number) > 599)
-      fail(`${where}.status`, `must be an HTTP error status (400-599), got ${String(spec.status)}`)
+      fail(
+        `${where}.status`,
+        `must be an HTTP error status (400-599), got ${JSON.stringify(spec.status)}`,
+      )
     return {
       key: String(spec.code),
       code: spec.code as number,
@@ -105,21 +120,22 @@ export function codeResolver(api: ApiDefinition) {
  */
 export function checkDefinition(
   definition: AnyResourceDefinition,
-  index: number,
+  place: string,
   context: {
     names: ReadonlySet<string>
     code: ReturnType<typeof codeResolver>
     accounts: string
   },
 ): void {
-  if (!isObject(definition))
-    fail(`resources[${index}]`, 'must be a resource definition (defineResource({ … }))')
+  const api = isObject(definition) && 'resources' in definition && 'accounts' in definition
+  if (!isObject(definition) || api)
+    fail(
+      place,
+      `must be a resource definition (defineResource({ … }))${api ? '; this is an API (defineApi): pass it as the api option, createSandbox({ api }), or --api on the command line' : ''}`,
+    )
   const name = definition.name as unknown
   if (typeof name !== 'string' || !/^[a-z][a-zA-Z0-9-]*$/.test(name))
-    fail(
-      `resources[${index}].name`,
-      `must be a path segment like "categories", got ${JSON.stringify(name)}`,
-    )
+    fail(`${place}.name`, `must be a path segment like "categories", got ${JSON.stringify(name)}`)
   if (RESERVED_NAMES.has(name))
     fail(`${name}.name`, `${name} is the sandbox's own route (/${name}); pick another name`)
   const at = (field: string) => `${name}.${field}`
@@ -179,12 +195,24 @@ export function checkDefinition(
           at(`permissions.${action}`),
           `must be ${listed(PERMISSIONS)}, got ${JSON.stringify(permission)}`,
         )
+      // `own` compares the path's account id with the caller's: only the accounts' own routes have one.
+      if (permission === 'own' && name !== context.accounts)
+        fail(
+          at(`permissions.${action}`),
+          `own lets a member reach their own ${context.accounts} record; no path of ${name} names one. For records that belong to an account, nest them: links: [{ resource: ${context.accounts}, field, nested: 'own' }]`,
+        )
     }
   }
 
-  ;(definition.adminOnly ?? []).forEach((adminOnly: unknown, position: number) =>
-    field(at(`adminOnly[${position}]`), adminOnly),
-  )
+  const readOnly = new Set([...ALWAYS_READ_ONLY, ...readOnlyFields(schema)])
+  ;(definition.adminOnly ?? []).forEach((adminOnly: unknown, position: number) => {
+    field(at(`adminOnly[${position}]`), adminOnly)
+    if (readOnly.has(adminOnly as string))
+      fail(
+        at(`adminOnly[${position}]`),
+        `${String(adminOnly)} is read-only: no one sets it, so it cannot be admin-only`,
+      )
+  })
 
   if (definition.defaults !== undefined) {
     if (!isObject(definition.defaults)) fail(at('defaults'), 'must be an object of field: value')
@@ -266,7 +294,7 @@ export function checkDefinition(
   if (!isObject(seed)) fail(at('seed'), 'must be { count, generate(context) }')
   const bound = (key: string, value: unknown) => {
     if (!Number.isSafeInteger(value) || (value as number) < 0)
-      fail(at(`seed.${key}`), `must be an integer of at least 0, got ${String(value)}`)
+      fail(at(`seed.${key}`), `must be an integer of at least 0, got ${JSON.stringify(value)}`)
   }
   bound('count', seed.count)
   if (seed.min !== undefined) bound('min', seed.min)
@@ -281,8 +309,18 @@ export function checkDefinition(
 }
 
 /** Checks an API's own fields (its resources are checked one by one). */
+const API_KEYS = new Set(['title', 'description', 'resources', 'accounts', 'codes', 'fakerLocale'])
+const ACCOUNTS_KEYS = new Set(['resource', 'login', 'password', 'role', 'tokens'])
+
 export function checkApi(api: ApiDefinition): void {
   if (!isObject(api)) fail('api', 'must be an API definition (defineApi({ … }))')
+  for (const key of Object.keys(api))
+    if (!API_KEYS.has(key))
+      fail(`api.${key}`, `is not part of an API definition (${listed([...API_KEYS])})`)
+  if (isObject(api.accounts))
+    for (const key of Object.keys(api.accounts))
+      if (!ACCOUNTS_KEYS.has(key))
+        fail(`api.accounts.${key}`, `is not part of accounts (${listed([...ACCOUNTS_KEYS])})`)
   if (typeof api.title !== 'string' || api.title.trim() === '')
     fail('api.title', 'must be a title in words')
   if (!Array.isArray(api.resources) || api.resources.length === 0)
@@ -301,10 +339,24 @@ export function checkApi(api: ApiDefinition): void {
       )
     if (!Number.isSafeInteger(token.userId) || token.userId < 1)
       fail(`api.accounts.tokens[${position}].userId`, 'must be an account id (a positive integer)')
+    const first = (api.accounts.tokens ?? []).findIndex((other) => other.token === token.token)
+    if (first < position)
+      fail(
+        `api.accounts.tokens[${position}].token`,
+        `tokens[${first}] is ${JSON.stringify(token.token)} already; each fixed token stands for one account`,
+      )
   }
+  // A number means one thing: the generic codes' and each of the API's own are all different.
+  const numbers = new Map<number, string>(
+    Object.entries(codes).map(([key, definition]) => [definition.code, key]),
+  )
   for (const [key, code] of Object.entries(api.codes ?? {})) {
     if (key in codes)
       fail(`api.codes.${key}`, `${key} is a generic code already; pick another name`)
-    codeResolver({ ...api, codes: {} })(code, `api.codes.${key}`)
+    const { code: number } = codeResolver({ ...api, codes: {} })(code, `api.codes.${key}`)
+    const other = numbers.get(number)
+    if (other !== undefined)
+      fail(`api.codes.${key}.code`, `${number} is ${other} already; pick another number`)
+    numbers.set(number, key)
   }
 }

@@ -1,4 +1,4 @@
-import type { Faker } from '@faker-js/faker'
+import type { Faker, LocaleDefinition } from '@faker-js/faker'
 
 /**
  * faker's base-locale module, required synchronously (Node ≥ 20.19 requires ES modules);
@@ -12,4 +12,16 @@ export function requireFaker(): { faker: Faker } | undefined {
   const builtin = globalThis.process?.getBuiltinModule?.('node:module')
   return builtin?.createRequire(import.meta.url)('@faker-js/faker/locale/base') as
     { faker: Faker } | undefined
+}
+
+/**
+ * faker's whole English locale (its definitions), required synchronously like
+ * {@link requireFaker}: for seeders of resources that are not an API's own. The CommonJS build
+ * requires a bundled copy instead.
+ */
+export function requireFakerEnglish(): LocaleDefinition | undefined {
+  const builtin = globalThis.process?.getBuiltinModule?.('node:module')
+  const module = builtin?.createRequire(import.meta.url)('@faker-js/faker/locale/en') as
+    { faker: Faker } | undefined
+  return module?.faker.rawDefinitions
 }

@@ -1,5 +1,5 @@
-import type { Faker } from '@faker-js/faker'
-import { requireFaker } from './require-faker.js'
+import type { Faker, LocaleDefinition } from '@faker-js/faker'
+import { requireFaker, requireFakerEnglish } from './require-faker.js'
 
 /**
  * Where the seeder's two inputs come from, loaded only when a data set is generated: faker's
@@ -13,9 +13,19 @@ import { requireFaker } from './require-faker.js'
  */
 let FakerClass: typeof Faker | undefined
 
+/** faker's base locale (what every locale falls back to), from the same instance. */
+let base: LocaleDefinition | undefined
+
 /** Gives the seeder faker's class from an instance (the browser entry imports faker itself). */
 export function provideFaker(faker: Faker): void {
   FakerClass ??= faker.constructor as typeof Faker
+  base ??= faker.rawDefinitions
+}
+
+/** faker's base locale definitions (loaded with its class). */
+export function fakerBase(): LocaleDefinition {
+  fakerClass()
+  return base!
 }
 
 /** faker's class: given, or required on first use. */
@@ -29,6 +39,24 @@ export function fakerClass(): typeof Faker {
     provideFaker(module.faker)
   }
   return FakerClass!
+}
+
+let english: LocaleDefinition | undefined
+
+/** Loads faker's English locale where it cannot be required (a browser): a chunk of its own. */
+export async function loadFakerEnglish(): Promise<void> {
+  english ??=
+    requireFakerEnglish() ?? (await import('@faker-js/faker/locale/en')).faker.rawDefinitions
+}
+
+/** faker's whole English locale: given, or required on first use. */
+export function fakerEnglish(): LocaleDefinition {
+  english ??= requireFakerEnglish()
+  if (!english)
+    throw new Error(
+      "shop-sandbox: faker's English locale is not loaded; in a browser start the sandbox with startSandbox()",
+    )
+  return english
 }
 
 /** A JSON file the build wrote beside this module, parsed; undefined when there is none. */

@@ -6,8 +6,7 @@ import { foldCase } from '../db/store.js'
 import { describeIssue } from '../contract/issues.js'
 import type { Catalog } from './catalog.js'
 import type { Row } from './define.js'
-import { seedLocale } from './faker-locale.js'
-import { fakerClass, readPrepared } from './seed-sources.js'
+import { fakerBase, fakerClass, fakerEnglish, readPrepared } from './seed-sources.js'
 
 export const DEFAULT_SEED = 1
 
@@ -19,7 +18,15 @@ export const REFERENCE_DATE = '2026-01-01T00:00:00.000Z'
 
 export const DAY = 86_400_000
 
-/** The seed and the count of every resource, defaults filled in; throws a message fit for a CLI. */
+/** A value as a message shows it: a string quoted, so `'3'` is not taken for 3. */
+const shown = (value: unknown) =>
+  typeof value === 'string'
+    ? `'${value}'`
+    : typeof value === 'object'
+      ? JSON.stringify(value)
+      : String(value)
+
+/** The seed and the count of every resource, defaults filled in; a TypeError naming a bad one. */
 export function resolveSeedOptions(
   catalog: Catalog,
   options: Readonly<Record<string, unknown>> = {},
@@ -27,7 +34,7 @@ export function resolveSeedOptions(
   const given = definedOnly(options) as Record<string, unknown>
   const seed = given.seed ?? DEFAULT_SEED
   if (!Number.isSafeInteger(seed))
-    throw new RangeError(`seed must be a safe integer, got ${String(seed)}`)
+    throw new TypeError(`Invalid sandbox options: seed: must be a safe integer, got ${shown(seed)}`)
   const resolved: { seed: number } & Record<string, number> = { seed: seed as number }
   for (const { name, seed: spec } of catalog.resources) {
     const value = given[name] ?? spec.count
@@ -36,15 +43,15 @@ export function resolveSeedOptions(
       (value as number) < spec.min ||
       (value as number) > spec.max
     )
-      throw new RangeError(
-        `${name} must be an integer from ${spec.min} to ${spec.max}, got ${String(value)}`,
+      throw new TypeError(
+        `Invalid sandbox options: ${name}: must be an integer from ${spec.min} to ${spec.max}, got ${shown(value)}`,
       )
     resolved[name] = value as number
   }
   for (const { name, seed: spec } of catalog.resources) {
     if (spec.needs && resolved[name]! > 0 && resolved[spec.needs] === 0)
-      throw new RangeError(
-        `${name} need ${spec.needs}: got ${resolved[name]} ${name} and 0 ${spec.needs}`,
+      throw new TypeError(
+        `Invalid sandbox options: ${name}: ${resolved[name]} ${name} need ${spec.needs}, and 0 ${spec.needs} were asked for`,
       )
   }
   return resolved
@@ -104,27 +111,50 @@ export function seedCatalog(
     return prepared
   }
   const FakerClass = fakerClass()
-  const faker = new FakerClass({ locale: [seedLocale()], seed: counts.seed })
+  const locale = catalog.fakerLocale?.() ?? fakerEnglish()
+  const faker = new FakerClass({ locale: [locale, fakerBase()], seed: counts.seed })
   const reference = Date.parse(REFERENCE_DATE)
   const data: Record<string, Row[]> = {}
   const nextIds: Record<string, number> = {}
   let before = 0
-  for (const { name, definition } of catalog.resources) {
+  for (const { name, definition } of catalog.seedOrder) {
     const offset = before
-    const generated: unknown = definition.seed.generate({
-      faker,
-      count: counts[name]!,
-      reference,
-      data,
-      progress: (done) => onProgress?.('generating', offset + done, total),
-    })
+    let generated: unknown
+    try {
+      generated = definition.seed.generate({
+        faker,
+        count: counts[name]!,
+        reference,
+        data,
+        progress: (done) => onProgress?.('generating', offset + done, total),
+      })
+    } catch (error) {
+      throw new TypeError(
+        `${name}.seed.generate threw: ${error instanceof Error ? error.message : String(error)}`,
+        { cause: error },
+      )
+    }
     const records = checkedSeed(catalog, name, generated, counts[name]!)
     data[name] = records
     nextIds[name] = records.length + 1
     before += records.length
     onProgress?.('generating', before, total)
   }
-  return { ...data, nextIds } as Snapshot
+  checkTokens(catalog, data)
+  // The document lists resources in definition order, whatever order they were seeded in.
+  const ordered = Object.fromEntries(catalog.names.map((name) => [name, data[name]!]))
+  return { ...ordered, nextIds } as Snapshot
+}
+
+/** Every fixed token stands for a seeded account (else every request with it would be a 401). */
+function checkTokens(catalog: Catalog, data: Readonly<Record<string, Row[]>>): void {
+  const { resource, tokens } = catalog.accounts
+  for (const [position, { token, userId }] of tokens.entries()) {
+    if (userId > data[resource.name]!.length)
+      throw new TypeError(
+        `api.accounts.tokens[${position}].userId: ${token} stands for ${resource.singular} ${userId}, but ${data[resource.name]!.length} ${resource.name} are seeded; seed more or pick another account`,
+      )
+  }
 }
 
 /** Generated records checked against their schema: the first this many of each resource. */

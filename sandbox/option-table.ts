@@ -94,9 +94,9 @@ export const optionTable = {
         'must be a list of resource definitions (defineResource)',
       ),
     scope: 'sandbox',
-    help: "Resources of your real API served beside the API's own (a module whose default export is a list of defineResource definitions)",
+    help: "Resources of your real API served beside the API's own (a module whose default export is a list of defineResource definitions; repeatable)",
     defaultText: 'none',
-    flag: { kind: 'path', value: '<module>' },
+    flag: { kind: 'list', value: '<module>' },
   }),
   baseUrl: option({
     schema: () => z.string().max(2000),
@@ -264,8 +264,9 @@ export const optionTable = {
         'must be an API definition (defineApi)',
       ),
     scope: 'sandbox',
-    help: 'The API served (defineApi); its resources, accounts and codes',
+    help: 'The API served instead of the Shop API (a module whose default export is a defineApi definition)',
     defaultText: 'the Shop API',
+    flag: { kind: 'path', value: '<module>' },
   }),
   port: option({
     schema: integer(0, 65_535),
@@ -288,7 +289,7 @@ export const optionTable = {
         .regex(/^((\/[A-Za-z0-9._~-]+)+\/?)?$/, 'must look like /api or /api/v1')
         .transform((path) => path.replace(/\/$/, '')),
     scope: 'server',
-    help: 'Path prefix of the resources, e.g. /api → http://127.0.0.1:4010/api/users (overrides baseUrl)',
+    help: 'Path prefix of the resources, e.g. /api → http://127.0.0.1:4010/api/users',
     default: '',
     defaultText: 'none',
     flag: { kind: 'text', value: '<path>' },

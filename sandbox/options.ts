@@ -1,3 +1,4 @@
+import { closest, distance } from 'fastest-levenshtein'
 import { describeIssues } from '../contract/issues.js'
 import type { ApiDefinition } from '../resources/api.js'
 import { Catalog } from '../resources/catalog.js'
@@ -52,6 +53,15 @@ function valueOr<K extends OptionName>(given: Record<string, unknown>, name: K) 
   return (given[name] ?? optionTable[name].default) as OptionValue<K> & {}
 }
 
+/** `; did you mean port?` for a misspelt option (any scope) or resource count; else where to look. */
+function suggestion(name: string, catalog: Catalog): string {
+  const known = [...Object.keys(optionTable), ...catalog.names]
+  const near = closest(name, known)
+  return distance(name.toLowerCase(), near.toLowerCase()) <= (name.length <= 3 ? 1 : 2)
+    ? `; did you mean ${near}?`
+    : ' (see the options reference, or shop-sandbox --help)'
+}
+
 /**
  * The options given, each validated against its schema (only those given are parsed), and a
  * key that is no option and no resource of the API refused: a TypeError naming every bad one.
@@ -72,10 +82,7 @@ function validOptions(options: object, catalog: Catalog): Record<string, unknown
     if (value === undefined) continue
     if (!sandboxOptionNames.includes(name as OptionName)) {
       if (catalog.names.includes(name)) values[name] = value
-      else
-        problems.push(
-          `${name}: is not an option of a sandbox (see the reference docs or shop-sandbox --help)`,
-        )
+      else problems.push(`${name}: is not an option${suggestion(name, catalog)}`)
       continue
     }
     const parsed = optionSchema[name as OptionName]().safeParse(value, { reportInput: true })

@@ -55,6 +55,18 @@ await build({
   legalComments: 'inline',
   logLevel: 'warning',
 })
+// faker's English locale alone (its definitions, no second Faker class), for seeders of your own.
+await build({
+  stdin: { contents: `export { en } from '@faker-js/faker'`, resolveDir: '.' },
+  bundle: true,
+  outfile: join(out, 'vendor', 'faker-en.js'),
+  format: 'cjs',
+  platform: 'node',
+  target: 'node20',
+  minify: true,
+  legalComments: 'inline',
+  logLevel: 'warning',
+})
 for (const file of all.filter((name) => name.endsWith('.d.ts'))) {
   const target = join(out, relative(dist, file))
   mkdirSync(dirname(target), { recursive: true })
@@ -65,7 +77,7 @@ for (const file of all.filter((name) => name.endsWith('.d.ts'))) {
 // and from the browser entry.
 writeFileSync(
   join(out, 'resources', 'require-faker.js'),
-  `"use strict";exports.requireFaker=()=>require("../vendor/faker.js");\n`,
+  `"use strict";exports.requireFaker=()=>require("../vendor/faker.js");exports.requireFakerEnglish=()=>require("../vendor/faker-en.js").en;\n`,
 )
 const browserEntry = join(out, 'browser', 'index.js')
 const source = readFileSync(browserEntry, 'utf8')

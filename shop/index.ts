@@ -1,3 +1,4 @@
+import { seedLocale } from './faker-locale.js'
 import type { ProgressReporter } from '../db/progress.js'
 import type { Store } from '../db/store.js'
 import type { DocumentCheck } from '../resources/document.js'
@@ -45,6 +46,8 @@ export const shopApi = defineApi({
     }),
   },
   codes: shopCodes,
+  // The few lists of faker's English the shop's seeders use: a browser bundle carries just those.
+  fakerLocale: seedLocale,
 })
 
 /** The shop's resources compiled once, shared by every sandbox that adds none. */

@@ -275,6 +275,99 @@ export default [
     )
     const missing = await cli('--port', '0', '--resources', join(dir, 'nope.mjs'))
     expect(missing.stderr).toContain('nope.mjs: no such module')
+
+    // Counts of unknown or malformed form: one line, exit 2, naming --counts.
+    for (const [value, text] of [
+      ['tags', "--counts takes <name>=<count> with a count from 0, like tags=40, got 'tags'"],
+      ['tags=-1', "got 'tags=-1'"],
+      [
+        'ghosts=3',
+        '--counts ghosts=3: no resource named ghosts (resources: users, products, orders, tags)',
+      ],
+    ]) {
+      const counted = await cli(
+        '--port',
+        '0',
+        '--resources',
+        join(dir, 'tags.mjs'),
+        '--counts',
+        value!,
+      )
+      expect(counted.code).toBe(2)
+      expect(counted.stderr.trim().split('\n')).toHaveLength(1)
+      expect(counted.stderr).toContain(text)
+    }
+  })
+
+  it('--resources is repeatable; --api serves an API of your own (defineApi) instead of the shop', async () => {
+    const dir = await mkdtemp(join(tmpdir(), 'shop-sandbox-api-'))
+    const index = new URL('../../dist/index.js', import.meta.url).href
+    const zod = new URL('../../node_modules/zod/index.js', import.meta.url).href
+    const header = `import { z } from '${zod}'
+import { defineApi, defineResource, idSchema, readOnly, timestampSchema } from '${index}'
+const at = '2025-01-01T00:00:00.000Z'
+const stamps = { createdAt: readOnly(timestampSchema), updatedAt: readOnly(timestampSchema) }
+`
+    await writeFile(
+      join(dir, 'notes.mjs'),
+      `${header}export default defineResource({ name: 'notes', singular: 'note', schema: z.object({ id: readOnly(idSchema), text: z.string(), ...stamps }), list: { sortable: ['id'] }, seed: { count: 2, generate: ({ count }) => Array.from({ length: count }, (_, i) => ({ text: 'n' + i, createdAt: at, updatedAt: at })) } })
+`,
+    )
+    await writeFile(
+      join(dir, 'pins.mjs'),
+      `${header}export default [defineResource({ name: 'pins', singular: 'pin', schema: z.object({ id: readOnly(idSchema), x: z.int(), ...stamps }), list: { sortable: ['id'] }, seed: { count: 4, generate: ({ count }) => Array.from({ length: count }, (_, i) => ({ x: i, createdAt: at, updatedAt: at })) } })]
+`,
+    )
+    await writeFile(
+      join(dir, 'library.mjs'),
+      `${header}const members = defineResource({ name: 'members', singular: 'member', schema: z.object({ id: readOnly(idSchema), handle: z.string(), kind: z.enum(['admin', 'member']), ...stamps }), unique: { handle: { conflict: { code: 40921, message: 'Handle taken' } } }, list: { sortable: ['id'] }, permissions: { read: 'own' }, seed: { count: 3, generate: ({ count }) => Array.from({ length: count }, (_, i) => ({ handle: 'h' + i, kind: i === 0 ? 'admin' : 'member', createdAt: at, updatedAt: at })) } })
+export default defineApi({ title: 'Library API', resources: [members], accounts: { resource: members, login: 'handle', password: 'pw', role: { field: 'kind', admin: 'admin' }, tokens: [{ token: 'lib-admin', userId: 1, description: 'the librarian' }] } })
+`,
+    )
+    const both = await start(
+      '--port',
+      '0',
+      '--resources',
+      join(dir, 'notes.mjs'),
+      '--resources',
+      join(dir, 'pins.mjs'),
+    )
+    expect(both.output()).toContain('2 notes, 4 pins')
+    expect(both.output()).toContain(
+      `resources:    notes, pins from ${join(dir, 'notes.mjs')}, ${join(dir, 'pins.mjs')}`,
+    )
+
+    const library = await start('--port', '0', '--api', join(dir, 'library.mjs'), '--members', '5')
+    expect(library.output()).toContain('listening on')
+    expect(library.output()).toContain('(Library API)')
+    expect(library.output()).toContain('5 members')
+    expect(library.output()).toContain('lib-admin  (the librarian)')
+    const signIn = await fetch(`${library.url}/sessions`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ handle: 'h1', password: 'nope' }),
+    })
+    expect(await signIn.json()).toEqual({
+      code: 40102,
+      message: 'wrong handle or password',
+      data: null,
+    })
+    const own = await fetch(`${library.url}/members/1`, {
+      headers: { authorization: 'Bearer lib-admin' },
+    })
+    expect(own.status).toBe(200)
+    expect(
+      (await fetch(`${library.url}/users`, { headers: { authorization: 'Bearer lib-admin' } }))
+        .status,
+    ).toBe(404)
+
+    const swapped = await cli('--port', '0', '--resources', join(dir, 'library.mjs'))
+    expect(swapped.code).toBe(1)
+    expect(swapped.stderr).toContain(
+      'its default export is an API (defineApi), not resources: pass it with --api',
+    )
+    const notApi = await cli('--port', '0', '--api', join(dir, 'pins.mjs'))
+    expect(notApi.stderr).toContain('this module exports resources: pass it with --resources')
   })
 
   it('says so when the port is taken', async () => {

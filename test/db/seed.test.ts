@@ -73,8 +73,8 @@ describe('seeding', () => {
   })
 
   it.each([
-    [{ users: 1 }, 'users must be an integer from 2'],
-    [{ users: 1.5 }, 'users must be an integer'],
+    [{ users: 1 }, 'users: must be an integer from 2'],
+    [{ users: 1.5 }, 'users: must be an integer'],
     [{ orders: 3, products: 0 }, 'orders need products'],
   ])('rejects %j', (options, message) => {
     expect(() => seedData(options)).toThrow(message)

@@ -154,8 +154,8 @@ describe('a 403 names the rule that refused (CONTRACT B4)', () => {
     ['GET', '/users', undefined, 'only an admin may list users'],
     ['GET', '/orders', undefined, 'only an admin may list orders'],
     ['DELETE', '/products/1', undefined, 'only an admin may delete a product'],
-    ['GET', '/users/3/orders', undefined, 'members may list orders of their own user only'],
-    ['POST', '/users/3/orders', { items: [] }, 'members may create orders of their own user only'],
+    ['GET', '/users/3/orders', undefined, 'members may list only their own orders'],
+    ['POST', '/users/3/orders', { items: [] }, 'members may create only their own orders'],
   ])('%s %s', async (method, path, body, rule) => {
     const reply = await call(method, path, { token: MEMBER, ...(body ? { body } : {}) })
     expect(reply.status).toBe(403)

@@ -142,6 +142,31 @@ describe('definition-time checks: each misuse is a TypeError naming the resource
       { errors: { create: [{ code: 7, message: 'x' }] } },
       'tags.errors.create[0].code: must be an integer from 10000 to 99999',
     ],
+    [
+      "a code number that is another code's, with other words",
+      { unique: { slug: { conflict: { code: 40001, message: 'Slug taken' } } } },
+      "tags.unique.slug.conflict.code: 40001 is usernameTaken ('Username already taken') already",
+    ],
+    [
+      'own on a resource no path of which names an account',
+      { permissions: { read: 'own' } },
+      'tags.permissions.read: own lets a member reach their own users record; no path of tags names one',
+    ],
+    [
+      "a singular another resource has (its path parameter and its operations' names)",
+      { singular: 'user' },
+      'tags.singular: users is called user already; each resource needs its own singular',
+    ],
+    [
+      'a read-only field made admin-only',
+      { adminOnly: ['id'] },
+      'tags.adminOnly[0]: id is read-only: no one sets it, so it cannot be admin-only',
+    ],
+    [
+      'a count given as text',
+      { seed: { ...tags.seed, count: '3' } },
+      'tags.seed.count: must be an integer of at least 0, got "3"',
+    ],
   ])('%s', (_, changes, message) => {
     expect(() => createSandbox({ resources: [broken(changes)] })).toThrow(TypeError)
     expect(() => createSandbox({ resources: [broken(changes)] })).toThrow(message)
@@ -156,10 +181,95 @@ describe('definition-time checks: each misuse is a TypeError naming the resource
     },
   )
 
-  it('two resources of one name are refused', () => {
+  it('two resources of one name are refused, numbered as the resources option numbers them', () => {
     expect(() => createSandbox({ resources: [tags, tags] })).toThrow(
-      'resources[4].name: two resources are named tags',
+      'resources[1].name: tags is taken by another resource; pick another name',
     )
+    expect(() => createSandbox({ resources: [broken({ name: 'users' })] })).toThrow(
+      'resources[0].name: users is taken by a resource of the API; pick another name',
+    )
+    expect(() => createSandbox({ resources: [42 as never] })).toThrow(
+      'resources[0]: must be a resource definition',
+    )
+    expect(() => createSandbox({ resources: [shopApi as never] })).toThrow(
+      'resources[0]: must be a resource definition (defineResource({ … })); this is an API (defineApi): pass it as the api option',
+    )
+  })
+
+  it('a seeder that throws is named; its faker has the whole English locale', () => {
+    expect(() =>
+      createSandbox({
+        resources: [
+          broken({
+            seed: {
+              count: 1,
+              generate: () => {
+                throw new Error('boom')
+              },
+            },
+          }),
+        ],
+      }),
+    ).toThrow('tags.seed.generate threw: boom')
+    const people = createSandbox({
+      resources: [
+        broken({
+          seed: {
+            count: 2,
+            generate: ({
+              faker,
+              count,
+            }: {
+              faker: import('@faker-js/faker').Faker
+              count: number
+            }) =>
+              Array.from({ length: count }, (_, i) => ({
+                slug: `t-${i}`,
+                label: `${faker.person.fullName()} of ${faker.location.city()}, ${faker.lorem.word()}`,
+                createdAt: at,
+                updatedAt: at,
+              })),
+          },
+        }),
+      ],
+    })
+    expect(people.db.table<{ id: number; label: string }>('tags').get(1)?.label).toMatch(/^\S.+ of \S.*, \w+$/)
+  })
+
+  it('seeders run after the resources they need or link to, whatever the order given', () => {
+    const notes = defineResource({
+      name: 'notes',
+      singular: 'note',
+      schema: z.object({
+        id: readOnly(idSchema),
+        tagId: z.int().positive(),
+        createdAt: readOnly(timestampSchema),
+        updatedAt: readOnly(timestampSchema),
+      }),
+      list: { sortable: ['id'] },
+      links: [{ resource: 'tags', field: 'tagId' }],
+      seed: {
+        count: 2,
+        needs: 'tags',
+        generate: ({ count, data }) =>
+          Array.from({ length: count }, () => ({
+            tagId: data.tags!.at(-1)!.id,
+            createdAt: at,
+            updatedAt: at,
+          })),
+      },
+    })
+    const sandbox = createSandbox({ resources: [notes, tags] })
+    expect(sandbox.db.table('notes').get(2)).toMatchObject({ tagId: 3 })
+    // The data document keeps the order given.
+    expect(Object.keys(sandbox.snapshot())).toEqual([
+      'users',
+      'products',
+      'orders',
+      'notes',
+      'tags',
+      'nextIds',
+    ])
   })
 
   it('a seeder returning records that fail the schema, too few, or sharing a unique key', () => {
@@ -211,6 +321,99 @@ describe('definition-time checks: each misuse is a TypeError naming the resource
         }),
       }),
     ).toThrow('api.codes.conflict: conflict is a generic code already')
+    const refused: Array<[Record<string, unknown>, string]> = [
+      [{ acounts: {} }, 'api.acounts: is not part of an API definition'],
+      [
+        { accounts: { ...shopApi.accounts, role: { field: 'role', admin: 'boss' } } },
+        'api.accounts.role.admin: "boss" is not a value users.role can hold, so no account could be an admin',
+      ],
+      [
+        {
+          accounts: {
+            ...shopApi.accounts,
+            tokens: [
+              { token: 'x', userId: 1 },
+              { token: 'x', userId: 2 },
+            ],
+          },
+        },
+        'api.accounts.tokens[1].token: tokens[0] is "x" already',
+      ],
+      [
+        { codes: { ...shopApi.codes, gone: { code: 40400, status: 404, message: 'gone' } } },
+        "api.codes.gone.code: 40400 is notFound ('resource not found') already; give that code's name, or another number",
+      ],
+      [
+        {
+          codes: {
+            ...shopApi.codes,
+            twin: { code: 40001, status: 409, message: 'a twin of usernameTaken' },
+          },
+        },
+        'api.codes.twin.code: 40001 is usernameTaken already',
+      ],
+    ]
+    for (const [changes, message] of refused)
+      expect(() => createSandbox({ api: { ...shopApi, ...changes } as never })).toThrow(message)
+    expect(() =>
+      createSandbox({
+        api: {
+          ...shopApi,
+          accounts: { ...shopApi.accounts, tokens: [{ token: 'far', userId: 60 }] },
+        },
+        users: 10,
+      }),
+    ).toThrow(
+      'api.accounts.tokens[0].userId: far stands for user 60, but 10 users are seeded; seed more or pick another account',
+    )
+  })
+
+  it('a write pointing a link at a record that does not exist is 422, as a data document would be', async () => {
+    const notes = defineResource({
+      name: 'notes',
+      singular: 'note',
+      schema: z.object({
+        id: readOnly(idSchema),
+        tagId: z.int().positive(),
+        createdAt: readOnly(timestampSchema),
+        updatedAt: readOnly(timestampSchema),
+      }),
+      list: { sortable: ['id'] },
+      links: [{ resource: 'tags', field: 'tagId' }],
+      seed: { count: 0, generate: () => [] },
+    })
+    const sandbox = createSandbox({ resources: [tags, notes] })
+    const post = (body: unknown) =>
+      sandbox.fetch('/notes', {
+        method: 'POST',
+        headers: {
+          authorization: 'Bearer sandbox-admin-token',
+          'content-type': 'application/json',
+        },
+        body: JSON.stringify(body),
+      })
+    const missing = await post({ tagId: 99 })
+    expect(missing.status).toBe(422)
+    expect(await missing.json()).toEqual({
+      code: 42200,
+      message: 'validation failed: tagId: tag 99 does not exist',
+      data: null,
+    })
+    expect((await post({ tagId: 2 })).status).toBe(201)
+    const patch = await sandbox.fetch('/notes/1', {
+      method: 'PATCH',
+      headers: { authorization: 'Bearer sandbox-admin-token', 'content-type': 'application/json' },
+      body: JSON.stringify({ tagId: 42 }),
+    })
+    expect(patch.status).toBe(422)
+    // What the API answered, the data document takes back.
+    const document = await (await sandbox.fetch('/__sandbox/db')).json()
+    const put = await sandbox.fetch('/__sandbox/db', {
+      method: 'PUT',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify(document.data),
+    })
+    expect(put.status).toBe(200)
   })
 })
 

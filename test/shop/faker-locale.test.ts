@@ -1,6 +1,6 @@
 import { base, en } from '@faker-js/faker'
 import { describe, expect, it, vi } from 'vitest'
-import { seedLocale } from '../../resources/faker-locale.js'
+import { seedLocale } from '../../shop/faker-locale.js'
 import { fakerLocaleSubset } from '../../scripts/faker-locale-subset.js'
 
 describe("the seeder's slice of faker's en locale", () => {
@@ -13,10 +13,10 @@ describe("the seeder's slice of faker's en locale", () => {
     const { seedData } = await import('../../shop/index.js')
     const sliced = sizes.map((size) => JSON.stringify(seedData(size)))
     vi.resetModules()
-    vi.doMock('../../resources/faker-locale.js', () => ({ seedLocale: () => ({ ...base, ...en }) }))
+    vi.doMock('../../shop/faker-locale.js', () => ({ seedLocale: () => ({ ...base, ...en }) }))
     const full = await import('../../shop/index.js')
     expect(full.seedData).not.toBe(seedData)
     sizes.forEach((size, i) => expect(JSON.stringify(full.seedData(size))).toBe(sliced[i]))
-    vi.doUnmock('../../resources/faker-locale.js')
+    vi.doUnmock('../../shop/faker-locale.js')
   })
 })
