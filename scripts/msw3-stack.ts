@@ -102,7 +102,9 @@ function msw3(bin: string): string {
   const folder = join(cache, `msw3-${createHash('sha256').update(lock).digest('hex').slice(0, 12)}`)
   const msw = join(folder, 'node_modules', 'msw')
   if (!existsSync(join(msw, 'package.json'))) {
-    console.log(`msw3 stack: installing msw 3 and its dependencies (about 18 MB on disk) into ${folder}, once`)
+    console.log(
+      `msw3 stack: installing msw 3 and its dependencies (about 18 MB on disk) into ${folder}, once`,
+    )
     rmSync(folder, { recursive: true, force: true })
     mkdirSync(folder, { recursive: true })
     cpSync(join(source, 'package.json'), join(folder, 'package.json'))

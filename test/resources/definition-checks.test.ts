@@ -1,3 +1,4 @@
+import type { Faker } from '@faker-js/faker'
 import { describe, expect, it } from 'vitest'
 import * as z from 'zod'
 import {
@@ -216,13 +217,7 @@ describe('definition-time checks: each misuse is a TypeError naming the resource
         broken({
           seed: {
             count: 2,
-            generate: ({
-              faker,
-              count,
-            }: {
-              faker: import('@faker-js/faker').Faker
-              count: number
-            }) =>
+            generate: ({ faker, count }: { faker: Faker; count: number }) =>
               Array.from({ length: count }, (_, i) => ({
                 slug: `t-${i}`,
                 label: `${faker.person.fullName()} of ${faker.location.city()}, ${faker.lorem.word()}`,
@@ -233,7 +228,9 @@ describe('definition-time checks: each misuse is a TypeError naming the resource
         }),
       ],
     })
-    expect(people.db.table<{ id: number; label: string }>('tags').get(1)?.label).toMatch(/^\S.+ of \S.*, \w+$/)
+    expect(people.db.table<{ id: number; label: string }>('tags').get(1)?.label).toMatch(
+      /^\S.+ of \S.*, \w+$/,
+    )
   })
 
   it('seeders run after the resources they need or link to, whatever the order given', () => {
