@@ -2,14 +2,14 @@
  * `npm run bench:attacks`: the attacks of issue 14 against the built server, started as a user
  * would (`node --max-old-space-size=512 dist/bin/shop-sandbox.js`), each while a probe sends
  * `GET /users/1` every 20 ms. Reports per attack what the attacker got, the server's peak RSS,
- * the probe's p99 latency and failures, and whether the server survived; rewrites the README's
+ * the probe's p99 latency and failures, and whether the server survived; rewrites docs/security.md's
  * block between `<!-- attacks:start -->` and `<!-- attacks:end -->`.
  */
 import { spawn } from 'node:child_process'
 import { readFileSync } from 'node:fs'
 import { request } from 'node:http'
 import { resolve } from 'node:path'
-import { rewriteReadmeBlock } from './readme-block.js'
+import { docPages, rewriteDocBlock } from './doc-block.js'
 
 const repo = resolve(import.meta.dirname, '..')
 const ADMIN = { authorization: 'Bearer sandbox-admin-token' }
@@ -330,7 +330,7 @@ for (const [name, attack, options = { heapMb: 512, flags: [] }] of attacks) {
   server.stop()
 }
 
-await rewriteReadmeBlock('attacks', [
+await rewriteDocBlock(docPages.security, 'attacks', [
   '<!-- attacks:start (npm run bench:attacks rewrites this block) -->',
   `Measured ${new Date().toISOString().slice(0, 10)} by \`npm run bench:attacks\` (Node ${process.versions.node}, server started with \`--max-old-space-size=512\` unless the row says otherwise, a probe \`GET /users/1\` every 20 ms during each attack):`,
   '',

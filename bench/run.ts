@@ -20,7 +20,7 @@ import {
 } from './harness.js'
 import { countsFor, scenarios } from './scenarios.js'
 import { browserWeight, coldStart } from './cold-start.js'
-import { rewriteReadmeBlock } from './readme-block.js'
+import { docPages, rewriteDocBlock } from './doc-block.js'
 import { soak } from './soak.js'
 import { durability } from './durability.js'
 
@@ -444,12 +444,12 @@ await writeFile(
 )
 console.log(`\nresults written to ${file.pathname}`)
 
-/** A full run (no settings shortened) rewrites the README's performance block from these results. */
+/** A full run (no settings shortened) rewrites the performance page's block (docs/performance.md) from these results. */
 if (fullRun) {
   const n = (value: number) => Math.round(value).toLocaleString('en-US')
   const percent = (value: number) => `${Math.round(value * 100)}%`
   const scenarioName = (name: string) => (name === 'by id' ? '`GET /users/123`' : name)
-  await rewriteReadmeBlock('bench', [
+  await rewriteDocBlock(docPages.performance, 'bench', [
     '<!-- bench:start (a full `npm run bench` rewrites this block) -->',
     `One run, ${new Date().toISOString().slice(0, 10)}: ${cpus().length} × ${cpus()[0]?.model ?? 'cpu'}${generator.serverCpu === undefined ? ' (shared by the server and the load generator)' : ''}, ${Math.round(totalmem() / 2 ** 30)} GiB, Node ${process.versions.node}; load: ${generator.describe}. Requests per second, and the ratio to the bare \`node:http\` baseline measured in the same run, each server alone, one after the other. The ratios marked * (the two targeted scenarios) come instead from the median of ${PAIRS} side-by-side pairs (both servers loaded at once, each on about half a CPU) from ${PROCESS_PAIRS} pairs of fresh processes, as does their server CPU per request, sandbox (baseline):`,
     '',
@@ -491,5 +491,5 @@ if (fullRun) {
     ),
     '<!-- bench:end -->',
   ])
-  console.log('README.md performance block rewritten')
-} else console.log('a shortened run: README.md left as it is')
+  console.log('docs/performance.md rewritten')
+} else console.log('a shortened run: docs/performance.md left as it is')

@@ -122,13 +122,15 @@ export function startupMessage(error: unknown, options: SandboxServerOptions): s
   if (error instanceof DataFileError || error instanceof RangeError || error instanceof TypeError)
     return error.message
   const { code, message, path, syscall } = error as NodeJS.ErrnoException
+  // The port tried: the error's own (the default one when no --port was given).
+  const port = (error as { port?: number }).port ?? options.port
   const host = options.host ?? '127.0.0.1'
   switch (code) {
     case 'EADDRINUSE':
-      return `port ${options.port} is in use; pass --port 0 for a free one, or another port`
+      return `port ${port} is in use; pass --port 0 for a free one, or another port`
     case 'EACCES':
       if (syscall === 'listen')
-        return `no permission to listen on port ${options.port}; pick a port above 1023`
+        return `no permission to listen on port ${port}; pick a port above 1023`
       return `no permission to use ${path ?? options.data}; pick another --data file`
     case 'ENOTFOUND':
     case 'EAI_AGAIN':

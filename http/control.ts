@@ -42,6 +42,18 @@ export interface ControlOperation {
   run(context: ControlContext): ApiResponse | Promise<ApiResponse>
 }
 
+/**
+ * A document as `GET /__sandbox/db` answered it, envelope and all (`curl … -o backup.json`),
+ * is taken as the document it holds: what GET gives, PUT takes back.
+ */
+function unwrapped(body: unknown): unknown {
+  if (typeof body !== 'object' || body === null || Array.isArray(body)) return body
+  const { code, message, data, ...rest } = body as Record<string, unknown>
+  const envelope =
+    code === 0 && typeof message === 'string' && typeof data === 'object' && data !== null
+  return envelope && Object.keys(rest).length === 0 ? data : body
+}
+
 /** One request of the journal (`GET /__sandbox/requests`). */
 const journalEntrySchema = once(() =>
   documented(
@@ -244,14 +256,14 @@ function controlRoutes(catalog: Catalog): Route<ControlOperation>[] {
             operationId: 'replaceSandboxData',
             summary: 'Replace all data',
             description:
-              'Every record and every reference is validated first; on a problem (422) nothing changes.',
+              'Every record and every reference is validated first; on a problem (422) nothing changes. The envelope `GET /__sandbox/db` answers is taken too: what GET gives, PUT takes back.',
             success: { status: 200, data: countsSchema },
             body: dbDocumentSchema,
           },
           async run({ instance, readJson }) {
             let bytes = 0
             const body = await readJson(instance.limits.maxDocumentBytes, (n) => (bytes = n))
-            const check = checkSnapshot(catalog, body)
+            const check = checkSnapshot(catalog, unwrapped(body))
             if (!check.ok) throw ApiError.invalid([check.problem])
             instance.replaceData(check.document, bytes)
             await madeDurable(instance)

@@ -13,7 +13,14 @@ import { assertMayChange } from './steps/permissions.js'
 import type { Route } from './router.js'
 
 const capitalize = (word: string) => word.charAt(0).toUpperCase() + word.slice(1)
-const article = (word: string) => (/^[aeiou]/i.test(word) ? `an ${word}` : `a ${word}`)
+/**
+ * `a user`, `an order`: by the sound, as far as spelling tells it (a `u` or `eu` said "you", a
+ * `one`, take `a`; `an update`, `an umbrella`).
+ */
+export const article = (word: string) =>
+  /^(?:[aio]|e(?!u)|u(?![bcdfghjklmnpqrstvwxz][aeiouy]))/i.test(word) && !/^one\b/i.test(word)
+    ? `an ${word}`
+    : `a ${word}`
 
 /** How a body of `resource` is validated: strict mode, and which fields are read-only. */
 function bodyRules(resource: Resource, context: OperationContext) {

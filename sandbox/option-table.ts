@@ -94,7 +94,7 @@ export const optionTable = {
         'must be a list of resource definitions (defineResource)',
       ),
     scope: 'sandbox',
-    help: "Resources of your real API served beside the API's own (a module whose default export is a list of defineResource definitions; repeatable)",
+    help: "Resources of your real API served beside the API's own (a module whose default export is a list of defineResource definitions)",
     defaultText: 'none',
     flag: { kind: 'list', value: '<module>' },
   }),
@@ -150,7 +150,7 @@ export const optionTable = {
   control: option({
     schema: () => z.boolean(),
     scope: 'sandbox',
-    help: 'Serve the control API under /__sandbox (--control false: it answers 404)',
+    help: 'Serve the control API under /__sandbox (--no-control: it answers 404)',
     default: true,
     flag: { kind: 'boolean' },
   }),
@@ -280,7 +280,7 @@ export const optionTable = {
     scope: 'server',
     help: 'Address to bind; anything but loopback prints a warning, since other machines can then reach the sandbox',
     default: '127.0.0.1',
-    flag: { kind: 'text' },
+    flag: { kind: 'text', value: '<address>' },
   }),
   basePath: option({
     schema: () =>

@@ -1,11 +1,12 @@
 /**
- * Measures what the README states about the package and rewrites its block between
+ * Measures what docs/reference/javascript.md states about the package and rewrites its block between
  * `<!-- measured:start -->` and `<!-- measured:end -->`: the tarball (size, files), the install
  * footprint of `shop-sandbox` + `msw` in a fresh project (packages, MB), and the minified size
  * the sandbox adds to a browser bundle.
  *
  *   npm run measure      (after npm run build)
  */
+import { docPages, rewriteDocBlock } from '../bench/doc-block.js'
 import { execFileSync } from 'node:child_process'
 import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
@@ -74,11 +75,7 @@ try {
     `| the same with msw | ${kB(withMsw)} |`,
     '<!-- measured:end -->',
   ].join('\n')
-  const readmePath = join(repo, 'README.md')
-  const readme = readFileSync(readmePath, 'utf8')
-  const updated = readme.replace(/<!-- measured:start[\s\S]*?<!-- measured:end -->/, block)
-  if (updated === readme && !readme.includes(block)) throw new Error('README has no measured block')
-  writeFileSync(readmePath, updated)
+  await rewriteDocBlock(docPages.javascript, 'measured', block.split('\n'))
   console.log(block)
 } finally {
   rmSync(work, { recursive: true, force: true })

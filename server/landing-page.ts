@@ -111,7 +111,7 @@ export function landingPage(
       'content-length': Buffer.byteLength(body),
       'cache-control': 'no-store',
       'content-security-policy':
-        "default-src 'none'; style-src 'unsafe-inline'; frame-ancestors 'none'",
+        "default-src 'none'; style-src 'unsafe-inline'; connect-src 'self'; frame-ancestors 'none'",
       'x-content-type-options': 'nosniff',
     })
     res.end(req.method === 'HEAD' ? undefined : body)

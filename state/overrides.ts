@@ -672,7 +672,12 @@ function jsonEqual(a: unknown, b: unknown): boolean {
  * (they were at creation): an answer with a header HTTP cannot carry becomes a 500 envelope
  * instead of a crash while writing.
  */
-export function overrideAnswer(response: OverrideResponse, allow: string): ApiResponse {
+export function overrideAnswer(
+  response: OverrideResponse,
+  allow: string,
+  /** The API's business codes' messages by number: a given `code` without `message` says its own. */
+  messages: ReadonlyMap<number, string> = new Map(),
+): ApiResponse {
   if (response.drop) return { status: 0, headers: {}, body: null, code: null, drop: true }
   const status = response.status!
   const headers: Record<string, string> = {
@@ -703,7 +708,11 @@ export function overrideAnswer(response: OverrideResponse, allow: string): ApiRe
   const known = codeForStatus[status]
   const code = status < 300 ? 0 : (response.code ?? (known ? codes[known].code : status * 100))
   const message =
-    response.message ?? (status < 300 ? 'success' : known ? codes[known].message : 'error')
+    response.message ??
+    (status < 300
+      ? 'success'
+      : ((response.code !== undefined ? messages.get(response.code) : undefined) ??
+        (known ? codes[known].message : 'error')))
   const envelope = { code, message, data: status < 300 ? (response.data ?? null) : null }
   return {
     status,

@@ -1,7 +1,9 @@
 import { ApiError } from '../../contract/api-error.js'
 import type { ApiRequest, ApiResponse } from '../../contract/exchange.js'
 import { clip } from '../../contract/params.js'
+import type { Catalog } from '../../resources/catalog.js'
 import type { SandboxInstance } from '../../state/instance.js'
+import type { PipelineHost } from '../pipeline.js'
 import type { MatchRequest } from '../../state/overrides.js'
 import { NEEDS_BODY, NO_JSON, overrideAnswer } from '../../state/overrides.js'
 import { BODY_LIMIT, readJsonBody } from '../body.js'
@@ -49,6 +51,17 @@ function matchRequest(request: ApiRequest, seen: Seen, body?: unknown): MatchReq
   }
 }
 
+/** The message of each business code of an API, by number: an override's `code` brings its words. */
+const codeMessages = new WeakMap<Catalog, ReadonlyMap<number, string>>()
+function messagesOf(catalog: Catalog): ReadonlyMap<number, string> {
+  let messages = codeMessages.get(catalog)
+  if (!messages) {
+    messages = new Map(Object.values(catalog.allCodes).map(({ code, message }) => [code, message]))
+    codeMessages.set(catalog, messages)
+  }
+  return messages
+}
+
 /**
  * The answer of an override matching the request; null (no promise) when none does, so the
  * common case costs nothing. A promise of null when an override's body condition had to read
@@ -56,6 +69,7 @@ function matchRequest(request: ApiRequest, seen: Seen, body?: unknown): MatchReq
  * route's methods; null on a path the API lacks: any). `allow`: the 405 `Allow`.
  */
 export function overridden(
+  host: PipelineHost,
   instance: SandboxInstance,
   request: ApiRequest,
   seen: Seen,
@@ -86,7 +100,7 @@ export function overridden(
     }
     const delay = response.delayMs ?? 0
     if (delay > 0) await sleep(delay)
-    return overrideAnswer(response, allow())
+    return overrideAnswer(response, allow(), messagesOf(host.catalog))
   })()
 }
 

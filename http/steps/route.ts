@@ -30,7 +30,9 @@ export function route(
   const { path } = seen
   const match = host.routes.router.match(path)
   if (!match) {
-    const stub = overridden(instance, request, seen, null, () => instance.overrides.methodsAt(path))
+    const stub = overridden(host, instance, request, seen, null, () =>
+      instance.overrides.methodsAt(path),
+    )
     if (stub === null) return noRouteFor(instance, request, seen)
     return stub.then((answer) => answer ?? noRouteFor(instance, request, seen))
   }
@@ -41,7 +43,7 @@ export function route(
   if (!operation) {
     // An override naming a method the route lacks is a stub of that method (no token needed);
     // a method-less one applies to the route's methods only: 405 comes first.
-    const stub = overridden(instance, request, seen, routeMethods(match.route), allow)
+    const stub = overridden(host, instance, request, seen, routeMethods(match.route), allow)
     if (stub === null) throw methodNotAllowed(match.route, request.method)
     return stub.then(
       (answer) => answer ?? Promise.reject(methodNotAllowed(match.route, request.method)),
@@ -68,7 +70,7 @@ export function route(
       principal,
       preferences.representation,
     )
-  const override = overridden(instance, request, seen, routeMethods(match.route), allow)
+  const override = overridden(host, instance, request, seen, routeMethods(match.route), allow)
   if (override === null) return proceed()
   return override.then((answer) => answer ?? proceed())
 }

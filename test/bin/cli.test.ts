@@ -376,6 +376,11 @@ export default defineApi({ title: 'Library API', resources: [members], accounts:
     const { code, stderr } = await cli('--port', port)
     expect(code).toBe(1)
     expect(stderr).toContain(`port ${port} is in use`)
+    // The port of $PORT (no --port given) is named too.
+    const fromEnv = await run(process.execPath, [bin], {
+      env: { ...process.env, PORT: port },
+    }).catch((error: { code: number; stderr: string }) => error)
+    expect(fromEnv.stderr).toContain(`port ${port} is in use`)
   })
 })
 

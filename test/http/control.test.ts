@@ -86,6 +86,18 @@ describe('control API: /__sandbox/db', () => {
     expect(sandbox.db.toJSON()).toEqual(before)
   })
 
+  it('PUT takes back the envelope GET answered (curl -o backup.json, then --data-binary @backup.json)', async () => {
+    const download = (await control('GET', '/db')).body
+    await call('DELETE', '/users/9')
+    const put = await control('PUT', '/db', { body: download })
+    expect(put.status).toBe(200)
+    expect(put.body.data).toEqual({ users: 50, products: 30, orders: 100 })
+    expect(sandbox.db.users.get(9)).toBeDefined()
+    // Anything more than an envelope is a document, checked as one.
+    const refused = await control('PUT', '/db', { body: { ...download, extra: 1 } })
+    expect(refused.status).toBe(422)
+  })
+
   it('DELETE resets to the seeded state', async () => {
     const seeded = sandbox.db.toJSON()
     await call('DELETE', '/users/7')

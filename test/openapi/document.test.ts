@@ -24,6 +24,12 @@ describe('the OpenAPI 3.1 document', () => {
     await expect(SwaggerParser.validate(broken)).rejects.toThrow()
   })
 
+  it('reads as English: "Create a user", "Get an order" (issue 32)', () => {
+    const paths = openApiDocument().paths as Record<string, Record<string, { summary?: string }>>
+    expect(paths['/users']!.post!.summary).toBe('Create a user')
+    expect(paths['/orders/{order_id}']!.get!.summary).toBe('Get an order')
+  })
+
   it('has every path and method of the route table', () => {
     for (const route of apiRouter.routes) {
       for (const method of Object.keys(route.operations)) {

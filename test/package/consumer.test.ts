@@ -32,12 +32,12 @@ const jestPackages = [
   '@babel/preset-env@7.29.14',
 ]
 
-/** A code block of the README, found by its first line. */
+/** A code block of the Vitest guide, found by its first line. */
 async function readmeExample(firstLine: string): Promise<string> {
-  const readme = await readFile(join(repo, 'README.md'), 'utf8')
-  const start = readme.indexOf(`${firstLine}\n`)
-  if (start < 0) throw new Error(`README has no example starting ${firstLine}`)
-  return readme.slice(start, readme.indexOf('\n```', start) + 1)
+  const page = await readFile(join(repo, 'docs', 'guide', 'tests-vitest.md'), 'utf8')
+  const start = page.indexOf(`${firstLine}\n`)
+  if (start < 0) throw new Error(`the Vitest guide has no example starting ${firstLine}`)
+  return page.slice(start, page.indexOf('\n```', start) + 1)
 }
 
 let project = ''
@@ -127,7 +127,7 @@ describe('the packed tarball, installed in a fresh project', () => {
     child.kill('SIGTERM')
   })
 
-  it("(b) the README's Vitest example passes as written", async () => {
+  it("(b) the Vitest guide's example passes as written", async () => {
     await writeFile(join(project, 'api.test.ts'), await readmeExample('// src/api.test.ts'))
     const { stdout } = await exec(
       join(project, 'node_modules', '.bin', 'vitest'),

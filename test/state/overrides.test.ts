@@ -108,6 +108,13 @@ describe('CONTRACT C2: overrides', () => {
     await override({ path: '/orders', response: { status: 429 } })
     const limited = await call('GET', '/orders')
     expect(limited.body).toEqual({ code: 42900, message: 'rate limit exceeded', data: null })
+    // A code of the API without a message says the code's own words.
+    await override({ method: 'POST', path: '/users', response: { status: 409, code: 40002 } })
+    expect((await call('POST', '/users', { body: {} })).body).toEqual({
+      code: 40002,
+      message: 'Email already registered',
+      data: null,
+    })
   })
 
   it('drop resets the connection (MSW: a network error)', async () => {
