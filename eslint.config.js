@@ -36,6 +36,7 @@ export default tseslint.config(
     // (bin/) put the two together. Nothing of the engine imports them.
     files: [
       'contract/**/*.ts',
+      'console/**/*.ts',
       'db/**/*.ts',
       'resources/**/*.ts',
       'http/**/*.ts',
@@ -44,6 +45,7 @@ export default tseslint.config(
       'sandbox/**/*.ts',
       'server/**/*.ts',
       'browser/start-sandbox.ts',
+      'browser/console-panel.ts',
       'browser/storage-persistence.ts',
     ],
     rules: {

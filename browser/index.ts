@@ -22,6 +22,7 @@ provideFaker(faker)
 
 export * from '../index.js'
 export type { SandboxWorker, WorkerOptions } from './start-sandbox.js'
+export type { ConsolePanel, ConsolePanelOptions } from './console-panel.js'
 
 /** A sandbox running in the browser (of the Shop API unless `D` says which resources). */
 export type BrowserSandbox<D extends readonly AnyResourceDefinition[] = typeof shopResources> =

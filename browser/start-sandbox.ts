@@ -11,7 +11,11 @@ import type { SandboxOptions } from '../sandbox/options.js'
 import { parseBaseUrl } from '../sandbox/options.js'
 import type { UnhandledStrategy } from '../sandbox/unhandled.js'
 import { unhandledOptions } from '../sandbox/unhandled.js'
-import { createHandlers } from '../sandbox/msw-handlers.js'
+import { createHandlers, toFetchResponse } from '../sandbox/msw-handlers.js'
+import type { ApiRequest } from '../contract/exchange.js'
+import { fromFetchRequest } from '../contract/exchange.js'
+import type { ConsolePanel, ConsolePanelOptions } from './console-panel.js'
+import { mountConsolePanel } from './console-panel.js'
 import { persistInStorage } from './storage-persistence.js'
 
 /** What `startSandbox` adds to the sandbox's options: the service worker's. */
@@ -29,6 +33,12 @@ export interface WorkerOptions {
   persist?: boolean | { key: string }
   /** Where the app serves MSW's worker script (default `/mockServiceWorker.js`). */
   serviceWorkerUrl?: string
+  /**
+   * The sandbox console in the app's page (default false): a small "Sandbox" button, or
+   * Ctrl+Alt+S, opens it over the app, in a shadow root. Start the sandbox in development only,
+   * and the console never reaches a production build.
+   */
+  console?: boolean | ConsolePanelOptions
 }
 
 /**
@@ -60,6 +70,8 @@ export interface BrowserSandbox<D extends readonly AnyResourceDefinition[] = any
   readonly worker: SandboxWorker
   /** Back to the seeded data (saved too, when persisting). */
   reset(): void
+  /** The console panel, with `console: true`; else null. */
+  readonly console: ConsolePanel | null
   /** Stops intercepting requests and saving data (a second call does nothing). */
   stop(): Promise<void>
 }
@@ -79,6 +91,7 @@ export async function startApiSandbox(
     quiet = false,
     persist = false,
     serviceWorkerUrl,
+    console: consoleOption = false,
     ...sandboxOptions
   } = options
   // Seeders of resources beyond an API's own may use any of faker's English (a chunk of its own).
@@ -97,28 +110,43 @@ export async function startApiSandbox(
     : null
   // With persistence, writes run one tab at a time on the newest data (ids unique across tabs),
   // and are answered once stored.
-  const handlers = persistence
-    ? createHandlers(sandbox.claims, (request) =>
-        WRITE_METHODS.has(request.method)
-          ? persistence.write(() => sandbox.handle(request))
-          : sandbox.handle(request),
-      )
-    : sandbox.handlers
+  const answer = (request: ApiRequest) =>
+    persistence && WRITE_METHODS.has(request.method)
+      ? persistence.write(() => sandbox.handle(request))
+      : sandbox.handle(request)
+  const handlers = persistence ? createHandlers(sandbox.claims, answer) : sandbox.handlers
   const worker = setupWorker(...handlers)
   await worker.start({
     ...unhandledOptions(onUnhandledFrame),
     quiet,
     ...(serviceWorkerUrl ? { serviceWorker: { url: serviceWorkerUrl } } : {}),
   })
+  // The console calls the sandbox in the page, as the worker does: no network, no MSW log line.
+  const consolePanel = consoleOption
+    ? mountConsolePanel(
+        {
+          origin: parseBaseUrl(sandboxOptions.baseUrl ?? '').origin ?? location.origin,
+          docs: null,
+          fetch: async (url, init) =>
+            toFetchResponse(
+              await answer(fromFetchRequest(new Request(url, init))),
+              sandbox.options.onUnexpectedError,
+            ),
+        },
+        consoleOption === true ? {} : consoleOption,
+      )
+    : null
   let stopped = false
   return {
     sandbox,
     db: sandbox.db,
     worker,
+    console: consolePanel,
     reset: () => sandbox.reset(),
     async stop() {
       if (stopped) return
       stopped = true
+      consolePanel?.remove()
       persistence?.stop()
       // msw 3's stop() is async and rejects when called twice; msw 2's returns nothing.
       await worker.stop()

@@ -27,6 +27,8 @@ export interface ControlContext {
   sandboxes(): readonly SandboxInstance[]
   /** Reads the JSON body up to `limit` bytes; `bytes` hears how many there were. */
   readJson(limit?: number, onBytes?: (bytes: number) => void): Promise<unknown>
+  /** The path the API's resources live under (`''` or `/api`). */
+  basePath: string
 }
 
 export interface ControlOperation {
@@ -102,6 +104,18 @@ const journalEntrySchema = once(() =>
   ),
 )
 
+/** `GET /__sandbox/sandboxes`: paging, and a name to look for (the console's picker). */
+const sandboxesQuery = once((): QuerySchema => ({
+  ...pagingSchema(),
+  search: {
+    schema: z.string().min(1).max(64),
+    read: (raw) => raw,
+    problem: (raw) => `search must be 1-64 characters of a sandbox name, got '${clip(raw)}'`,
+    description:
+      'Only sandboxes whose X-Sandbox-Id (or "default") contains this, case-insensitively.',
+  },
+}))
+
 /** The filters of the request journal (CONTRACT C2), beside `page` and `pageSize`. */
 const journalQuery = once((): QuerySchema => ({
   ...pagingSchema(),
@@ -155,6 +169,25 @@ function controlRoutes(catalog: Catalog): Route<ControlOperation>[] {
       counts: countsSchema,
       config: runtimeConfigSchema(),
       requests: documented(z.int(), { description: 'Entries in the request journal.' }),
+      api: documented(
+        z.object({
+          title: z.string(),
+          basePath: z.string(),
+          resources: z.array(z.object({ name: z.string(), singular: z.string() })),
+          tokens: z.array(
+            z.object({
+              token: z.string(),
+              userId: z.int(),
+              description: z.string().optional(),
+              admin: z.boolean(),
+            }),
+          ),
+        }),
+        {
+          description:
+            "The API this sandbox serves: where its resources live and its fixed tokens (as the start banner prints them), with whether each token's account is an admin now. The console edits records through the API with them.",
+        },
+      ),
       persistence: documented(
         z
           .object({
@@ -192,12 +225,13 @@ function controlRoutes(catalog: Catalog): Route<ControlOperation>[] {
             summary: 'This sandbox at a glance',
             success: { status: 200, data: infoSchema },
           },
-          run: ({ instance }) =>
+          run: ({ instance, basePath }) =>
             success({
               sandboxId: instance.name,
               counts: counts(instance),
               config: instance.config,
               requests: instance.journal.size,
+              api: apiInfo(catalog, instance, basePath),
               persistence: instance.persistence?.status ?? null,
             }),
         },
@@ -225,10 +259,17 @@ function controlRoutes(catalog: Catalog): Route<ControlOperation>[] {
             operationId: 'listSandboxes',
             summary: 'The live sandboxes: the default one, then each X-Sandbox-Id',
             success: { status: 200, data: sandboxSummarySchema, list: true },
-            query: pagingSchema(),
+            query: sandboxesQuery(),
           },
           run({ sandboxes, request }) {
-            const all = sandboxes().map((one) => ({
+            const { search } = parseQuery(sandboxesQuery(), request.url.searchParams, false) as {
+              search?: string
+            }
+            const needle = search?.toLowerCase()
+            const found = needle
+              ? sandboxes().filter((one) => (one.name ?? 'default').toLowerCase().includes(needle))
+              : sandboxes()
+            const all = found.map((one) => ({
               sandboxId: one.name,
               counts: counts(one),
               requests: one.journal.size,
@@ -449,6 +490,22 @@ function pageOf(all: readonly unknown[], params: URLSearchParams): ApiResponse {
   return success(payload)
 }
 
+/** What `GET /__sandbox` says of the API: where it lives, its resources, its fixed tokens. */
+function apiInfo(catalog: Catalog, instance: SandboxInstance, basePath: string) {
+  const { accounts } = catalog
+  const table = instance.store.table(accounts.resource.name)
+  return {
+    title: catalog.api.title,
+    basePath,
+    resources: catalog.resources.map(({ name, singular }) => ({ name, singular })),
+    tokens: accounts.tokens.map(({ token, userId, description }) => {
+      const account = table.get(userId) as Record<string, unknown> | undefined
+      const admin = accounts.role !== null && account?.[accounts.role.field] === accounts.role.admin
+      return { token, userId, ...(description ? { description } : {}), admin }
+    }),
+  }
+}
+
 /** Handles a request under `/__sandbox` (the path without that prefix). */
 export function handleControl(
   request: ApiRequest,
@@ -456,6 +513,7 @@ export function handleControl(
   instance: SandboxInstance,
   sandboxes: () => readonly SandboxInstance[],
   catalog: Catalog,
+  basePath = '',
 ): Promise<ApiResponse> {
   const match = controlRouter(catalog).match(path)
   if (!match) throw ApiError.of('notFound', `no control route ${request.method} /__sandbox${path}`)
@@ -466,6 +524,7 @@ export function handleControl(
       instance,
       sandboxes,
       readJson: (limit, onBytes) => readJsonBody(request, limit, onBytes),
+      basePath,
     }),
   )
 }

@@ -145,7 +145,7 @@ export function createApiSandbox<
     now: resolved.now,
     control: (request, path, instance) =>
       resolved.control
-        ? handleControl(request, path, instance, () => registry.all(), catalog)
+        ? handleControl(request, path, instance, () => registry.all(), catalog, resolved.basePath)
         : null,
     documents: (request, path) =>
       path === resolved.openApiPath ? openApiResponse(request, resolved) : null,

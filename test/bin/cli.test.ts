@@ -171,13 +171,26 @@ describe('shop-sandbox CLI', () => {
     const file = join(dir, 'overrides.json')
     await writeFile(
       file,
-      JSON.stringify([{ method: 'GET', path: '/products', response: { status: 503 } }]),
+      JSON.stringify([
+        { method: 'GET', path: '/products', response: { status: 503 } },
+        {
+          path: '/users/{user_id}',
+          headers: { 'X-Client': 'ios' },
+          responses: [{ status: 502 }, { status: 200, data: { ios: true } }],
+        },
+      ]),
     )
     const { url } = await start('--port', '0', '--quiet', '--overrides', file)
     const products = await fetch(`${url}/products`, {
       headers: { authorization: 'Bearer sandbox-member-token' },
     })
     expect(products.status).toBe(503)
+    const ios = () =>
+      fetch(`${url}/users/2`, {
+        headers: { authorization: 'Bearer sandbox-admin-token', 'x-client': 'ios' },
+      })
+    expect((await ios()).status).toBe(502)
+    expect((await (await ios()).json()).data).toEqual({ ios: true })
     await writeFile(
       file,
       JSON.stringify([

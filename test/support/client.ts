@@ -27,7 +27,11 @@ export const MEMBER = 'sandbox-member-token'
  * Calls the API at `base` with fetch; the admin token unless told otherwise. Every reply is
  * checked against the OpenAPI document (status declared, body matching its schema).
  */
-export function clientFor(base: string, conforms: Conformance = assertConforms) {
+export function clientFor(
+  base: string,
+  conforms: Conformance = assertConforms,
+  send: typeof fetch = fetch,
+) {
   const basePath = new URL(base).pathname.replace(/\/$/, '')
   return async function call(
     method: string,
@@ -45,7 +49,7 @@ export function clientFor(base: string, conforms: Conformance = assertConforms) 
       body = JSON.stringify(options.body)
       headers['content-type'] ??= 'application/json'
     }
-    const response = await fetch(`${base}${path}`, {
+    const response = await send(`${base}${path}`, {
       method,
       headers,
       ...(body === undefined ? {} : { body }),
