@@ -52,7 +52,7 @@ export async function serve(
       `shop-sandbox: warning: listening on ${options.host}, so other machines can reach the sandbox and its fixed tokens`,
     )
   }
-  console.log(banner(server, version, options.data, modules))
+  console.log(banner(server, version, options, modules))
   let stopping = false
   const stop = (signal: NodeJS.Signals) => {
     if (stopping) {
@@ -82,9 +82,10 @@ export async function serve(
 function banner(
   server: Awaited<ReturnType<typeof createSandboxServer>>,
   version: string,
-  data: string | undefined,
+  options: SandboxServerOptions,
   modules: { api: string | undefined; resources: readonly string[] } | undefined,
 ): string {
+  const { data, proxy, record } = options
   const { catalog, seed, control } = server.sandbox.options
   const counts = Object.entries(server.sandbox.db.counts())
     .map(([name, count]) => `${count} ${name}`)
@@ -114,6 +115,14 @@ function banner(
         ]
       : []),
     ...(control ? [line('console:', `${new URL(server.url).origin}/__sandbox/ui`)] : []),
+    ...(proxy
+      ? [
+          line(
+            'proxy:',
+            `what the API lacks goes to ${proxy}${record ? `, recorded in ${record}` : ''}`,
+          ),
+        ]
+      : []),
   ].join('\n')
 }
 

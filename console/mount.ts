@@ -377,7 +377,11 @@ export function mountConsole(
         summary.append(
           cell('span', entry.method),
           cell('span', entry.path + query, 'path'),
-          cell('span', entry.status || 'reset', `s${String(entry.status).charAt(0)}`),
+          cell(
+            'span',
+            entry.status || (entry.proxied ? 'network' : 'reset'),
+            `s${String(entry.status).charAt(0)}`,
+          ),
           cell('span', entry.at.slice(11, 23), 'muted'),
           cell('span', `${entry.durationMs} ms`, 'muted'),
         )
@@ -385,6 +389,7 @@ export function mountConsole(
           summary.append(cell('span', `override #${entry.overrideId}`, 'badge s3'))
         if (entry.nearMiss)
           summary.append(cell('span', `near miss #${entry.nearMiss.overrideId}`, 'badge s4'))
+        if (entry.proxied) summary.append(cell('span', 'proxied', 'badge muted'))
         details.append(summary)
         if (entry.nearMiss)
           details.append(

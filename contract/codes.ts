@@ -23,7 +23,11 @@ export const codes = {
   validationFailed: { code: 42200, status: 422, message: 'validation failed' },
   rateLimited: { code: 42900, status: 429, message: 'rate limit exceeded' },
   internalError: { code: 50000, status: 500, message: 'internal server error' },
+  /** The proxy target (CONTRACT C4, `--proxy`) could not be reached or answered wrongly. */
+  badGateway: { code: 50200, status: 502, message: 'bad gateway' },
   serviceUnavailable: { code: 50300, status: 503, message: 'service unavailable' },
+  /** The proxy target did not answer within `--proxy-timeout`. */
+  gatewayTimeout: { code: 50400, status: 504, message: 'gateway timeout' },
 } as const satisfies Record<string, CodeDefinition>
 
 /** One business code: its number, its HTTP status and its default message (clients must not parse it). */
@@ -82,5 +86,7 @@ export const codeForStatus: Readonly<Record<number, GenericCodeName>> = {
   422: 'validationFailed',
   429: 'rateLimited',
   500: 'internalError',
+  502: 'badGateway',
   503: 'serviceUnavailable',
+  504: 'gatewayTimeout',
 }

@@ -30,6 +30,16 @@ export interface ApiResponse {
   headers: Record<string, string>
   /** JSON text, or null for no body (204, HEAD). */
   body: string | null
+  /**
+   * A body that is not UTF-8 text, as bytes (a proxied image): sent instead of `body`, which is
+   * then null. Only a proxy target's answers have one.
+   */
+  bytes?: Uint8Array
+  /**
+   * MSW handlers only: the request goes on to the network untouched (MSW's `passthrough()`),
+   * for a request under the base path no route and no override answers (`passthrough` option).
+   */
+  passthrough?: boolean
   /** The business code of the envelope (0 for success, also for 204); null when dropped. */
   code: number | null
   /** Set when the sandbox drops the connection instead of answering (fault injection). */

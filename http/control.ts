@@ -99,6 +99,10 @@ const journalEntrySchema = once(() =>
             'On a path the API lacks that no override matched: the override the request came closest to (CONTRACT C2).',
         },
       ).optional(),
+      proxied: documented(z.literal(true), {
+        description:
+          'Answered by the proxy target (--proxy), or passed through to the network in MSW (CONTRACT C4).',
+      }).optional(),
     }),
     { id: 'JournalEntry' },
   ),

@@ -26,7 +26,7 @@ export { WRITE_METHODS } from './steps/run.js'
  * | 4 faults | faults.ts | an injected drop, 500 or 503 at the settings' rates |
  * | 5 route, auth | route.ts, ../router.ts, ../auth.ts | 404 / 405 / preflight, then 401 (a forced `Prefer: code=` answer next) |
  * | 6 permission | permissions.ts | 403 naming the rule (`permissions`, `adminOnly` of the definitions) |
- * | 7 overrides | overrides.ts | an override answers instead (stubs without a token), near misses named |
+ * | 7 overrides | overrides.ts | an override answers instead (stubs without a token), near misses named; a path the API lacks goes to the proxy target when there is one |
  * | 8 run | run.ts | path ids and query (400), the operation (body, 404, 422, 409), durability (503) |
  * | 9 journal | journal.ts | the request and its answer, for `GET /__sandbox/requests` |
  *
@@ -73,6 +73,11 @@ export interface PipelineHost {
   documents(request: ApiRequest, path: string): ApiResponse | null
   /** Called with anything unexpected thrown while handling a request (it answers 500). */
   onUnexpectedError(error: unknown): void
+  /**
+   * What answers a request under the base path that no route and no override answers
+   * (CONTRACT C4): the Node server's proxy (`--proxy`), MSW's passthrough; unset: 404.
+   */
+  unmatched?: (request: ApiRequest, seen: Seen) => ApiResponse | Promise<ApiResponse>
 }
 
 const CONTROL_PREFIX = '/__sandbox'

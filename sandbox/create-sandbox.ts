@@ -150,6 +150,7 @@ export function createApiSandbox<
     documents: (request, path) =>
       path === resolved.openApiPath ? openApiResponse(request, resolved) : null,
     onUnexpectedError: resolved.onUnexpectedError,
+    ...(resolved.passthrough ? { unmatched: passingThrough } : {}),
   }
   const answerRequest = (request: ApiRequest) => answer(host, request)
   const handleRequest = (request: ApiRequest) =>
@@ -213,7 +214,29 @@ export function createApiSandbox<
     instance: (name = null) => registry.get(name),
   }
   answers.set(sandbox as unknown as Sandbox, answerRequest)
+  hosts.set(sandbox as unknown as Sandbox, host)
   return sandbox
+}
+
+/** The marker MSW's handler turns into `passthrough()` (the journal shows it with status 0). */
+const passingThrough = (): ApiResponse => ({
+  status: 0,
+  headers: {},
+  body: null,
+  code: null,
+  passthrough: true,
+})
+
+const hosts = new WeakMap<Sandbox, PipelineHost>()
+
+/**
+ * Sets what answers requests under the base path no route and no override answers: the Node
+ * server's proxy (CONTRACT C4). Not part of the public API.
+ */
+export function setUnmatched(sandbox: Sandbox, unmatched: PipelineHost['unmatched']): void {
+  const host = hosts.get(sandbox)
+  if (!host) throw new TypeError('not a sandbox made by createSandbox')
+  ;(host as { unmatched?: PipelineHost['unmatched'] }).unmatched = unmatched
 }
 
 /** Stores an override in a sandbox; a RangeError past its bounds (--max-overrides, --overrides-bytes). */

@@ -1,5 +1,5 @@
 import type { HttpHandler } from 'msw'
-import { HttpResponse, http } from 'msw'
+import { HttpResponse, http, passthrough } from 'msw'
 import type { ApiResponse } from '../contract/exchange.js'
 import { openCorsHeaders } from '../http/cors-headers.js'
 import { fromFetchRequest } from '../contract/exchange.js'
@@ -41,7 +41,10 @@ export function toFetchResponse(
 ): Response {
   if (response.drop) return HttpResponse.error()
   try {
-    return new HttpResponse(response.body, { status: response.status, headers: response.headers })
+    return new HttpResponse(response.bytes ?? response.body, {
+      status: response.status,
+      headers: response.headers,
+    })
   } catch (error) {
     onError(error)
     const { body, headers, status } = failure(ApiError.of('internalError'))
@@ -79,7 +82,10 @@ export function createHandlers(
         const options = request.method === 'OPTIONS'
         if (options && request.headers.has('access-control-request-method'))
           return new HttpResponse(null, { status: 204, headers: openCorsHeaders(origin, true) })
-        const response = toFetchResponse(await handle(fromFetchRequest(request)), onError)
+        const answer = await handle(fromFetchRequest(request))
+        // Under the base path, no route, no override: on to the network (the passthrough option).
+        if (answer.passthrough) return passthrough()
+        const response = toFetchResponse(answer, onError)
         if (response.type !== 'error') {
           for (const [name, value] of Object.entries(openCorsHeaders(origin, options)))
             response.headers.set(name, value)

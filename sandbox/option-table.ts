@@ -154,6 +154,12 @@ export const optionTable = {
     default: true,
     flag: { kind: 'boolean' },
   }),
+  passthrough: option({
+    schema: () => z.boolean(),
+    scope: 'sandbox',
+    help: "MSW only (browser, tests): a request under the base path that no route and no override answers goes on to the network (MSW's passthrough()), so an app can be half mocked; the Node server forwards with proxy",
+    default: false,
+  }),
   openApiPath: option({
     schema: () =>
       z.union([
@@ -340,6 +346,34 @@ export const optionTable = {
     help: 'A Host accepted besides loopback names and the bound address (repeatable; all: no check); others get 403 / 40300',
     defaultText: 'loopback names',
     flag: { kind: 'list', value: '<name>' },
+  }),
+  proxy: option({
+    schema: () =>
+      z
+        .url({
+          protocol: /^https?$/,
+          error: 'must be an http:// or https:// URL, like https://staging.example.com/api',
+        })
+        .refine((url) => !/[?#]/.test(url), 'must not hold a query or fragment')
+        .transform((url) => url.replace(/\/$/, '')),
+    scope: 'server',
+    help: 'Forward requests under the base path that no route and no override answers to this URL (the real API), and relay its answers; 502 / 50200 when unreachable',
+    defaultText: 'none (404)',
+    flag: { kind: 'text', value: '<url>' },
+  }),
+  proxyTimeout: option({
+    schema: integer(1, 600_000),
+    scope: 'server',
+    help: 'Milliseconds the proxy target has to answer in full; past it 504 / 50400',
+    default: 30_000,
+    flag: { kind: 'integer', value: '<ms>' },
+  }),
+  record: option({
+    schema: () => z.string().min(1),
+    scope: 'server',
+    help: 'Append each proxied exchange to this JSON file as an override, in the format --overrides loads (secrets left out; written atomically)',
+    defaultText: 'none',
+    flag: { kind: 'text', value: '<file>' },
   }),
   transport: option({
     schema: () => z.enum(['fast', 'msw']),

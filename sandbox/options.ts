@@ -34,6 +34,8 @@ export interface ResolvedOptions {
   basePath: string
   tokenTtl: number
   control: boolean
+  /** MSW only: unanswered requests under the base path go on to the network. */
+  passthrough: boolean
   /** Where the OpenAPI document is served, or null when it is not. */
   openApiPath: string | null
   maxSandboxes: number
@@ -114,6 +116,7 @@ export function resolveOptions(options: SandboxOptions & { api: ApiDefinition })
     ...parseBaseUrl(valueOr(given, 'baseUrl')),
     tokenTtl: valueOr(given, 'tokenTtl'),
     control: valueOr(given, 'control'),
+    passthrough: valueOr(given, 'passthrough'),
     openApiPath:
       valueOr(given, 'openApiPath') === false ? null : (valueOr(given, 'openApiPath') as string),
     maxSandboxes: valueOr(given, 'maxSandboxes'),

@@ -897,7 +897,7 @@ function same(a: Known, b: Known): boolean {
 }
 
 /** fsync of the folder, so the rename itself survives a power cut. */
-async function syncFolder(folder: string): Promise<void> {
+export async function syncFolder(folder: string): Promise<void> {
   const handle = await open(folder, 'r').catch(() => null)
   if (!handle) return
   try {

@@ -11,7 +11,9 @@ import { isPending } from '../contract/exchange.js'
 import type { ApiDefinition } from '../resources/api.js'
 import type { AnyResourceDefinition } from '../resources/define.js'
 import type { Sandbox } from '../sandbox/create-sandbox.js'
-import { answerOf, createApiSandbox } from '../sandbox/create-sandbox.js'
+import { answerOf, createApiSandbox, setUnmatched } from '../sandbox/create-sandbox.js'
+import { proxyTo } from './proxy.js'
+import { Recorder } from './record.js'
 import type { ScopeOptions } from '../sandbox/option-table.js'
 import { optionTable, validScope } from '../sandbox/option-table.js'
 import type { SandboxOptions } from '../sandbox/options.js'
@@ -112,17 +114,42 @@ export async function createApiSandboxServer(
     inFlightBodyBytes,
     transport = optionTable.transport.default,
     timeouts: timeoutOverrides,
+    proxy,
+    proxyTimeout = optionTable.proxyTimeout.default,
+    record,
   } = given as ScopeOptions<'server'> & { allowedHosts?: AllowedHosts; basePath?: string }
   const sandboxOptions = Object.fromEntries(
     Object.entries(options).filter(([name]) => !isServerOption(name)),
   ) as SandboxOptions & { api: ApiDefinition }
   const limits = { ...timeouts, ...timeoutOverrides }
+  if (sandboxOptions.passthrough)
+    throw new TypeError(
+      'Invalid server options: passthrough: is for MSW handlers (the browser, tests); the server forwards to the real API with proxy: <url>',
+    )
+  if (record !== undefined && proxy === undefined)
+    throw new TypeError(
+      'Invalid server options: record: records what the proxy forwards; give proxy: <url> too',
+    )
   const sandbox = createApiSandbox({
     sandboxesMemory: heapShare(),
     overridesBytes: heapShare(64),
     ...sandboxOptions,
     ...(basePath === undefined || basePath === '' ? {} : { baseUrl: basePath }),
   }) as unknown as Sandbox
+  const recorder =
+    record === undefined
+      ? null
+      : await Recorder.open(record, sandbox.options.limits.overrides.count)
+  if (proxy !== undefined)
+    setUnmatched(
+      sandbox,
+      proxyTo({
+        target: proxy,
+        timeoutMs: proxyTimeout as number,
+        maxBytes: sandbox.options.limits.maxDocumentBytes,
+        recorder,
+      }),
+    )
   const dataFile = data
     ? new DataFile(data, sandbox.db, sandbox.options.catalog, { pretty: dataFormat === 'pretty' })
     : null
@@ -188,6 +215,7 @@ export async function createApiSandboxServer(
         const force = setTimeout(() => server.closeAllConnections(), limits.shutdownMs)
         await closed
         clearTimeout(force)
+        await recorder?.flush()
         await dataFile?.close()
       })()
       return closing

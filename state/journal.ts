@@ -37,6 +37,8 @@ export interface JournalEntry {
    * first condition it failed (CONTRACT C2).
    */
   nearMiss?: NearMiss
+  /** Answered by the proxy target (`--proxy`) or passed through to the network (CONTRACT C4). */
+  proxied?: true
 }
 
 /** Request or response headers as kept: lower-case names to values (a list joined by the transport). */
@@ -54,6 +56,7 @@ export interface JournalRecord {
   body?: unknown
   overrideId?: number | undefined
   nearMiss?: NearMiss | undefined
+  proxied?: boolean | undefined
   /** The request's headers (kept as given; redacted when read). */
   requestHeaders?: HeaderRecord | undefined
   /** The path relative to the base path (what filters and overrides match). */
@@ -106,6 +109,7 @@ interface Kept {
   responseCode: number | null
   overrideId: number | undefined
   nearMiss: NearMiss | undefined
+  proxied: boolean
   requestHeaders: HeaderRecord | undefined
   responseHeaders: HeaderRecord | undefined
   bodyText: string | undefined
@@ -133,6 +137,7 @@ function blankEntry(): Kept {
     responseCode: null,
     overrideId: undefined,
     nearMiss: undefined,
+    proxied: false,
     requestHeaders: undefined,
     responseHeaders: undefined,
     bodyText: undefined,
@@ -226,6 +231,7 @@ export class Journal {
     entry.responseCode = record.response.code
     entry.overrideId = record.overrideId
     entry.nearMiss = record.nearMiss
+    entry.proxied = record.proxied === true
     entry.requestHeaders = record.requestHeaders
     // A copy: a transport adds its framing (length, CORS) to the answer's own object after this.
     entry.responseHeaders = { ...answer.headers }
@@ -355,6 +361,7 @@ function format(record: Kept, bodyBytes: number): JournalEntry {
     responseCode: record.responseCode,
     ...(record.overrideId === undefined ? {} : { overrideId: record.overrideId }),
     ...(record.nearMiss === undefined ? {} : { nearMiss: { ...record.nearMiss } }),
+    ...(record.proxied ? { proxied: true as const } : {}),
     requestHeaders: redactedHeaders(record.requestHeaders),
     responseHeaders: redactedHeaders(record.responseHeaders),
   }

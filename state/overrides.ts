@@ -88,6 +88,10 @@ const overrideResponseSchema = once(() =>
         body: documented(z.unknown(), {
           description: 'Any JSON, sent as it is instead of an envelope.',
         }).optional(),
+        text: documented(z.string(), {
+          description:
+            'A body that is not JSON (an HTML page, CSV), sent as it is, as UTF-8; its Content-Type from `headers`, else text/plain. What --record writes for such answers.',
+        }).optional(),
         headers: documented(responseHeadersSchema, {
           description:
             'Response headers. Names and values as HTTP allows; Content-Length, Transfer-Encoding, Connection and the other headers the server owns are refused.',
@@ -99,7 +103,15 @@ const overrideResponseSchema = once(() =>
       })
       .superRefine((response, context) => {
         if (response.drop) {
-          for (const field of ['status', 'code', 'message', 'data', 'body', 'headers'] as const) {
+          for (const field of [
+            'status',
+            'code',
+            'message',
+            'data',
+            'body',
+            'text',
+            'headers',
+          ] as const) {
             if (response[field] !== undefined)
               context.addIssue({
                 code: 'custom',
@@ -115,13 +127,19 @@ const overrideResponseSchema = once(() =>
             path: ['status'],
             message: 'is required (or give drop: true)',
           })
-        if (response.body !== undefined) {
-          for (const field of ['code', 'message', 'data'] as const) {
-            if (response[field] !== undefined)
+        for (const raw of ['body', 'text'] as const) {
+          if (response[raw] === undefined) continue
+          for (const field of [
+            'code',
+            'message',
+            'data',
+            ...(raw === 'text' ? ['body'] : []),
+          ] as const) {
+            if (response[field as 'code'] !== undefined)
               context.addIssue({
                 code: 'custom',
                 path: [field],
-                message: 'cannot be combined with body: body is sent as it is, without an envelope',
+                message: `cannot be combined with ${raw}: ${raw} is sent as it is, without an envelope`,
               })
           }
         }
@@ -696,6 +714,15 @@ export function overrideAnswer(
   const marks = latin1 ? { latin1Headers: true } : {}
   // Statuses that never carry content (RFC 9110: 204, 205 Reset Content, 304).
   const noBody = status === 204 || status === 205 || status === 304
+  if (response.text !== undefined) {
+    return {
+      status,
+      code: null,
+      headers: { 'content-type': 'text/plain; charset=utf-8', ...headers },
+      body: noBody ? null : response.text,
+      ...marks,
+    }
+  }
   if (response.body !== undefined) {
     return {
       status,

@@ -24,6 +24,7 @@ export function record(
       body: seen.body,
       overrideId: seen.overrideId,
       nearMiss: seen.nearMiss,
+      proxied: seen.proxied,
       requestHeaders: request.headers?.(),
       response,
     })

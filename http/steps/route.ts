@@ -33,8 +33,14 @@ export function route(
     const stub = overridden(host, instance, request, seen, null, () =>
       instance.overrides.methodsAt(path),
     )
-    if (stub === null) return noRouteFor(instance, request, seen)
-    return stub.then((answer) => answer ?? noRouteFor(instance, request, seen))
+    // No route, no override: the proxy target (CONTRACT C4) when there is one, else 404.
+    const unmatched = () => {
+      if (!host.unmatched) return noRouteFor(instance, request, seen)
+      seen.proxied = true
+      return host.unmatched(request, seen)
+    }
+    if (stub === null) return unmatched()
+    return stub.then((answer) => answer ?? unmatched())
   }
   if (request.method === 'OPTIONS') return noContent({ allow: allowHeader(match.route) })
   const allow = () => allowHeader(match.route)

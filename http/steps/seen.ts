@@ -14,6 +14,8 @@ export interface Seen {
   bytes?: number
   overrideId?: number
   nearMiss?: NearMiss
+  /** Forwarded to the proxy target, or passed through to the network (CONTRACT C4). */
+  proxied?: boolean
   /** The raw body, once read (by an override's body condition, then by the operation). */
   raw?: Promise<Uint8Array | 'too-large' | 'busy'>
 }

@@ -427,12 +427,15 @@ describe('a slow start on a terminal', () => {
   )
 })
 
-describe("the README's flag table", () => {
+describe("the options reference's table", () => {
   it('states the defaults the CLI uses for every bound', async () => {
     const { defaultLimits } = await import('../../state/limits.js')
     const bytes = (await import('bytes')).default
-    const readme = (
-      await readFile(fileURLToPath(new URL('../../README.md', import.meta.url)), 'utf8')
+    const reference = (
+      await readFile(
+        fileURLToPath(new URL('../../docs/reference/options.md', import.meta.url)),
+        'utf8',
+      )
     ).replace(/ +/g, ' ')
     const { journal } = defaultLimits
     for (const [flag, value] of [
@@ -442,6 +445,6 @@ describe("the README's flag table", () => {
       ['--max-sessions', String(defaultLimits.maxSessions)],
       ['--max-document-bytes', bytes.format(defaultLimits.maxDocumentBytes)],
     ])
-      expect(readme).toContain(`| \`${flag}\` | \`${value}\` |`)
+      expect(reference).toMatch(new RegExp(`\\| \`${flag} <\\w+>\` \\| \`${value}\` \\|`))
   })
 })

@@ -30,7 +30,8 @@ export const MEMBER = 'sandbox-member-token'
 export function clientFor(
   base: string,
   conforms: Conformance = assertConforms,
-  send: typeof fetch = fetch,
+  // Looked up per call: MSW's setupServer replaces the global fetch when it starts listening.
+  send: typeof fetch = (input, init) => fetch(input, init),
 ) {
   const basePath = new URL(base).pathname.replace(/\/$/, '')
   return async function call(

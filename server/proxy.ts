@@ -1,0 +1,242 @@
+import type { IncomingHttpHeaders, IncomingMessage } from 'node:http'
+import { request as httpRequest } from 'node:http'
+import { request as httpsRequest } from 'node:https'
+import { brotliDecompressSync, gunzipSync, inflateSync } from 'node:zlib'
+import { ApiError } from '../contract/api-error.js'
+import type { ApiRequest, ApiResponse } from '../contract/exchange.js'
+import { BODY_LIMIT } from '../http/body.js'
+import type { Seen } from '../http/steps/seen.js'
+import { bodyOf } from '../http/steps/seen.js'
+import type { Recorder } from './record.js'
+
+/**
+ * CONTRACT C4's proxy: a request under the base path that no route and no override answers is
+ * sent to the target (the real API) and its answer relayed: status, headers and body as
+ * received, minus what belongs to one connection (hop-by-hop headers). The sandbox asks for an
+ * uncompressed answer, and decodes one that comes compressed all the same, so the journal and
+ * a recording hold the body itself.
+ */
+
+/** Headers of one connection (RFC 9110 §7.6.1), and those the proxy sets itself. */
+const HOP_BY_HOP: ReadonlySet<string> = new Set([
+  'connection',
+  'keep-alive',
+  'proxy-authenticate',
+  'proxy-authorization',
+  'proxy-connection',
+  'te',
+  'trailer',
+  'transfer-encoding',
+  'upgrade',
+  'host',
+  'content-length',
+  'accept-encoding',
+  'content-encoding',
+])
+
+/** The sandbox's own request headers: they steer the sandbox, not the real API. */
+const SANDBOX_HEADERS = /^x-sandbox-/
+
+export interface ProxyOptions {
+  /** The target's base URL, without a trailing slash (`https://staging.example.com/api`). */
+  target: string
+  /** Milliseconds the target has to answer in full (504 / 50400 past it). */
+  timeoutMs: number
+  /** The largest answer relayed, in bytes (502 / 50200 past it): answers are held in memory. */
+  maxBytes: number
+  /** Appends each exchange to `--record`'s file. */
+  recorder?: Recorder | null
+}
+
+/** The pipeline's `unmatched` step for a Node server with `--proxy`. */
+export function proxyTo(
+  options: ProxyOptions,
+): (request: ApiRequest, seen: Seen) => Promise<ApiResponse> {
+  const base = new URL(options.target)
+  const send = base.protocol === 'https:' ? httpsRequest : httpRequest
+  const basePath = base.pathname.replace(/\/$/, '')
+  return async (request, seen) => {
+    const url = new URL(base.href)
+    url.pathname = `${basePath}${seen.path === '/' && basePath !== '' ? '' : seen.path}`
+    url.search = request.url.search
+    let body: Uint8Array | undefined
+    if (request.method !== 'GET' && request.method !== 'HEAD') {
+      const read = await bodyOf(request, seen).readBody(BODY_LIMIT)
+      if (read === 'too-large') throw ApiError.of('payloadTooLarge')
+      if (read === 'busy')
+        throw ApiError.of('rateLimited', 'too many large request bodies in flight; retry shortly')
+      body = read
+    }
+    const headers = forwardedHeaders(request)
+    if (body && body.byteLength > 0) headers['content-length'] = String(body.byteLength)
+    const answer = await exchange(send, url, request.method, headers, body, options)
+    const response = relayed(answer)
+    options.recorder?.add(request.method, seen.path, request.url.searchParams, headers, answer)
+    return response
+  }
+}
+
+/** The request's headers for the target: hop-by-hop and the sandbox's own left out. */
+function forwardedHeaders(request: ApiRequest): Record<string, string> {
+  const headers: Record<string, string> = {}
+  const given = request.headers?.() ?? {}
+  const connection = String(given.connection ?? '')
+    .toLowerCase()
+    .split(',')
+    .map((name) => name.trim())
+  for (const [name, value] of Object.entries(given)) {
+    const lower = name.toLowerCase()
+    if (value === undefined || HOP_BY_HOP.has(lower) || connection.includes(lower)) continue
+    if (SANDBOX_HEADERS.test(lower)) continue
+    headers[lower] = Array.isArray(value) ? value.join(', ') : String(value)
+  }
+  headers['accept-encoding'] = 'identity'
+  return headers
+}
+
+/** What came back from the target, decoded. */
+export interface Exchange {
+  status: number
+  headers: IncomingHttpHeaders
+  body: Buffer
+}
+
+function exchange(
+  send: typeof httpRequest,
+  url: URL,
+  method: string,
+  headers: Record<string, string>,
+  body: Uint8Array | undefined,
+  options: ProxyOptions,
+): Promise<Exchange> {
+  const target = options.target
+  return new Promise((resolve, reject) => {
+    let settled = false
+    const fail = (error: ApiError) => {
+      if (settled) return
+      settled = true
+      clearTimeout(timer)
+      outgoing.destroy()
+      reject(error)
+    }
+    const timer = setTimeout(
+      () =>
+        fail(
+          ApiError.of(
+            'gatewayTimeout',
+            `the proxy target ${target} did not answer within ${options.timeoutMs} ms (--proxy-timeout)`,
+          ),
+        ),
+      options.timeoutMs,
+    )
+    const outgoing = send(url, { method, headers }, (incoming: IncomingMessage) => {
+      const chunks: Buffer[] = []
+      let size = 0
+      incoming.on('data', (chunk: Buffer) => {
+        size += chunk.length
+        if (size > options.maxBytes)
+          fail(
+            ApiError.of(
+              'badGateway',
+              `the proxy target ${target} answered more than ${options.maxBytes} bytes`,
+            ),
+          )
+        else chunks.push(chunk)
+      })
+      incoming.on('error', (error: NodeJS.ErrnoException) => fail(unreachable(target, error)))
+      incoming.on('end', () => {
+        if (settled) return
+        settled = true
+        clearTimeout(timer)
+        try {
+          resolve({
+            status: incoming.statusCode ?? 502,
+            headers: incoming.headers,
+            body: decoded(Buffer.concat(chunks), incoming.headers['content-encoding']),
+          })
+        } catch {
+          reject(
+            ApiError.of(
+              'badGateway',
+              `the proxy target ${target} sent a body its Content-Encoding does not describe`,
+            ),
+          )
+        }
+      })
+    })
+    outgoing.on('error', (error: NodeJS.ErrnoException) => fail(unreachable(target, error)))
+    outgoing.end(body && body.byteLength > 0 ? body : undefined)
+  })
+}
+
+function unreachable(target: string, error: NodeJS.ErrnoException): ApiError {
+  return ApiError.of(
+    'badGateway',
+    `the proxy target ${target} cannot be reached: ${error.code ?? error.message}`,
+  )
+}
+
+/** The body without its content coding (asked for `identity`, but a server may not listen). */
+function decoded(body: Buffer, coding: string | undefined): Buffer {
+  switch (coding?.trim().toLowerCase()) {
+    case undefined:
+    case '':
+    case 'identity':
+      return body
+    case 'gzip':
+    case 'x-gzip':
+      return gunzipSync(body)
+    case 'deflate':
+      return inflateSync(body)
+    case 'br':
+      return brotliDecompressSync(body)
+    default:
+      throw new Error(`unknown content coding ${coding}`)
+  }
+}
+
+/** The target's answer as the pipeline's: UTF-8 text as `body`, anything else as `bytes`. */
+function relayed(answer: Exchange): ApiResponse {
+  const headers: Record<string, string> = {}
+  let latin1 = false
+  for (const [name, value] of Object.entries(answer.headers)) {
+    if (value === undefined || HOP_BY_HOP.has(name)) continue
+    // Node splits only Set-Cookie into a list; a list joined would be one broken cookie.
+    const text = Array.isArray(value)
+      ? name === 'set-cookie'
+        ? value[0]!
+        : value.join(', ')
+      : value
+    headers[name] = text
+    if (/[^\x00-\x7e]/.test(text)) latin1 = true
+  }
+  let text: string | null = null
+  try {
+    text = new TextDecoder('utf-8', { fatal: true, ignoreBOM: true }).decode(answer.body)
+  } catch {
+    // Not UTF-8: relayed as bytes.
+  }
+  let code: number | null = null
+  if (text !== null && /json/i.test(headers['content-type'] ?? '')) {
+    try {
+      const parsed: unknown = JSON.parse(text)
+      if (
+        parsed &&
+        typeof parsed === 'object' &&
+        typeof (parsed as { code?: unknown }).code === 'number'
+      )
+        code = (parsed as { code: number }).code
+    } catch {
+      // Not JSON after all: relayed as it came.
+    }
+  }
+  const noBody = answer.status === 204 || answer.status === 304 || answer.body.byteLength === 0
+  return {
+    status: answer.status,
+    headers,
+    code,
+    body: noBody ? null : text,
+    ...(noBody || text !== null ? {} : { bytes: new Uint8Array(answer.body) }),
+    ...(latin1 ? { latin1Headers: true } : {}),
+  }
+}

@@ -1,0 +1,277 @@
+import type { IncomingMessage, Server, ServerResponse } from 'node:http'
+import { createServer } from 'node:http'
+import { mkdtemp, readFile, rm } from 'node:fs/promises'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
+import { gzipSync } from 'node:zlib'
+import { setupServer } from 'msw/node'
+import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { createSandbox } from '../../index.js'
+import type { SandboxServer } from '../../node/index.js'
+import { createSandboxServer } from '../../node/index.js'
+
+// CONTRACT C4: --proxy, --record, and MSW's passthrough, against a small upstream of our own.
+const admin = { authorization: 'Bearer sandbox-admin-token' }
+const IMAGE = Buffer.from([0x89, 0x50, 0x4e, 0x47, 0xff, 0x00, 0xfe, 0x01])
+let upstream: Server
+let upstreamUrl = ''
+const seen: Array<{ method: string; url: string; headers: IncomingMessage['headers'] }> = []
+
+function answer(req: IncomingMessage, res: ServerResponse, body: Buffer) {
+  seen.push({ method: req.method!, url: req.url!, headers: req.headers })
+  const url = new URL(req.url!, 'http://upstream')
+  const json = (status: number, value: unknown, headers: Record<string, string> = {}) => {
+    res.writeHead(status, { 'content-type': 'application/json', ...headers })
+    res.end(JSON.stringify(value))
+  }
+  switch (url.pathname.replace(/^\/v2/, '')) {
+    case '/reports':
+      return json(
+        200,
+        { code: 0, message: 'success', data: { list: [{ id: 1, title: 'Q3' }], total: 1 } },
+        {
+          'x-upstream': 'yes',
+          'set-cookie': 'session=s3cr3t; HttpOnly',
+          'x-api-key': 'k-123',
+          etag: '"r1"',
+        },
+      )
+    case '/echo':
+      return json(201, {
+        method: req.method,
+        url: req.url,
+        headers: req.headers,
+        body: body.toString('utf8'),
+      })
+    case '/page':
+      res.writeHead(404, { 'content-type': 'text/html; charset=utf-8' })
+      return res.end('<h1>Not here</h1>')
+    case '/gzip':
+      res.writeHead(200, { 'content-type': 'application/json', 'content-encoding': 'gzip' })
+      return res.end(gzipSync(JSON.stringify({ zipped: true })))
+    case '/image':
+      res.writeHead(200, { 'content-type': 'image/png' })
+      return res.end(IMAGE)
+    case '/slow':
+      return setTimeout(() => json(200, { late: true }), 3000)
+    default:
+      return json(404, { code: 40400, message: 'upstream has no such route', data: null })
+  }
+}
+
+let server: SandboxServer
+let folder = ''
+let recording = ''
+
+beforeAll(async () => {
+  upstream = createServer((req, res) => {
+    const chunks: Buffer[] = []
+    req.on('data', (chunk: Buffer) => chunks.push(chunk))
+    req.on('end', () => answer(req, res, Buffer.concat(chunks)))
+  })
+  await new Promise<void>((resolve) => upstream.listen(0, '127.0.0.1', resolve))
+  const address = upstream.address() as { port: number }
+  upstreamUrl = `http://127.0.0.1:${address.port}`
+  folder = await mkdtemp(join(tmpdir(), 'shop-sandbox-proxy-'))
+  recording = join(folder, 'recorded.json')
+  server = await createSandboxServer({
+    port: 0,
+    proxy: `${upstreamUrl}/v2`,
+    proxyTimeout: 500,
+    record: recording,
+  })
+})
+afterAll(async () => {
+  await server?.close()
+  upstream?.closeAllConnections()
+  await new Promise((resolve) => upstream?.close(resolve))
+  await rm(folder, { recursive: true, force: true })
+})
+
+describe('--proxy (CONTRACT C4)', () => {
+  it('what the API serves never leaves the sandbox', async () => {
+    const before = seen.length
+    const user = await fetch(`${server.url}/users/1`, { headers: admin })
+    expect(user.status).toBe(200)
+    expect((await fetch(`${server.url}/users/9999`, { headers: admin })).status).toBe(404)
+    expect((await fetch(`${server.url}/users`, { method: 'PATCH' })).status).toBe(405)
+    expect(seen.length).toBe(before)
+  })
+
+  it('a path the API lacks goes to the target: status, headers and body as received, journaled proxied', async () => {
+    const reply = await fetch(`${server.url}/reports?year=2026`)
+    expect(reply.status).toBe(200)
+    expect(reply.headers.get('x-upstream')).toBe('yes')
+    expect(reply.headers.get('etag')).toBe('"r1"')
+    expect(reply.headers.get('x-request-id')).toMatch(/^[0-9a-f-]{36}$/)
+    expect(await reply.json()).toEqual({
+      code: 0,
+      message: 'success',
+      data: { list: [{ id: 1, title: 'Q3' }], total: 1 },
+    })
+    expect(seen.at(-1)!.url).toBe('/v2/reports?year=2026')
+    const journal = await (await fetch(`${server.url}/__sandbox/requests?order=desc`)).json()
+    expect(journal.data.list[0]).toMatchObject({ path: '/reports', status: 200, proxied: true })
+    // The target's own 404 is relayed as it is.
+    const missing = await fetch(`${server.url}/nowhere`)
+    expect(missing.status).toBe(404)
+    expect((await missing.json()).message).toBe('upstream has no such route')
+  })
+
+  it('sends method, path, query, body and headers; not the hop-by-hop ones, not the sandbox’s own; Host for the target', async () => {
+    const reply = await fetch(`${server.url}/echo?a=1&a=2`, {
+      method: 'POST',
+      headers: {
+        ...admin,
+        'content-type': 'application/json',
+        'x-client': 'web',
+        'x-sandbox-id': 'team-a',
+        'x-sandbox-delay': '0',
+      },
+      body: JSON.stringify({ hello: 'upstream' }),
+    })
+    expect(reply.status).toBe(201)
+    const echoed = await reply.json()
+    expect(echoed.method).toBe('POST')
+    expect(echoed.url).toBe('/v2/echo?a=1&a=2')
+    expect(echoed.body).toBe('{"hello":"upstream"}')
+    expect(echoed.headers).toMatchObject({
+      authorization: 'Bearer sandbox-admin-token',
+      'x-client': 'web',
+      'content-type': 'application/json',
+      host: new URL(upstreamUrl).host,
+    })
+    expect(echoed.headers['x-sandbox-id']).toBeUndefined()
+    expect(echoed.headers['x-sandbox-delay']).toBeUndefined()
+    expect(echoed.headers['accept-encoding']).toBe('identity')
+  })
+
+  it('relays HTML, bytes and a compressed answer decoded', async () => {
+    const page = await fetch(`${server.url}/page`)
+    expect(page.status).toBe(404)
+    expect(page.headers.get('content-type')).toBe('text/html; charset=utf-8')
+    expect(await page.text()).toBe('<h1>Not here</h1>')
+    const image = await fetch(`${server.url}/image`)
+    expect(Buffer.from(await image.arrayBuffer())).toEqual(IMAGE)
+    const zipped = await fetch(`${server.url}/gzip`)
+    expect(zipped.headers.get('content-encoding')).toBeNull()
+    expect(await zipped.json()).toEqual({ zipped: true })
+  })
+
+  it('an override answers before the proxy', async () => {
+    const stub = await fetch(`${server.url}/__sandbox/overrides`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({
+        path: '/reports',
+        response: { status: 200, body: { stubbed: true } },
+      }),
+    })
+    expect(stub.status).toBe(201)
+    const before = seen.length
+    expect(await (await fetch(`${server.url}/reports`)).json()).toEqual({ stubbed: true })
+    expect(seen.length).toBe(before)
+    await fetch(`${server.url}/__sandbox/overrides`, { method: 'DELETE' })
+  })
+
+  it('a slow target: 504 / 50400 after --proxy-timeout', async () => {
+    const started = performance.now()
+    const reply = await fetch(`${server.url}/slow`)
+    expect(reply.status).toBe(504)
+    const body = await reply.json()
+    expect(body).toMatchObject({ code: 50400, data: null })
+    expect(body.message).toContain(upstreamUrl)
+    expect(performance.now() - started).toBeLessThan(2500)
+  })
+
+  it('a dead target: 502 / 50200 naming it; the sandbox goes on', async () => {
+    const dead = await createSandboxServer({ port: 0, proxy: 'http://127.0.0.1:9' })
+    try {
+      const reply = await fetch(`${dead.url}/reports`)
+      expect(reply.status).toBe(502)
+      const body = await reply.json()
+      expect(body.code).toBe(50200)
+      expect(body.message).toBe(
+        'the proxy target http://127.0.0.1:9 cannot be reached: ECONNREFUSED',
+      )
+      expect((await fetch(`${dead.url}/users/1`, { headers: admin })).status).toBe(200)
+    } finally {
+      await dead.close()
+    }
+  })
+
+  it('options are refused early, naming the field', async () => {
+    await expect(createSandboxServer({ port: 0, proxy: 'ftp://x' })).rejects.toThrow(/proxy/)
+    await expect(createSandboxServer({ port: 0, proxy: 'not a url' })).rejects.toThrow(/proxy/)
+    await expect(createSandboxServer({ port: 0, record: join(folder, 'r.json') })).rejects.toThrow(
+      /record: .*proxy/,
+    )
+    await expect(createSandboxServer({ port: 0, passthrough: true })).rejects.toThrow(/passthrough/)
+  })
+})
+
+describe('--record (CONTRACT C4)', () => {
+  it('writes each proxied exchange as an override --overrides loads, without secrets; it replays without the target', async () => {
+    await fetch(`${server.url}/reports?year=2026&token=abc`)
+    await fetch(`${server.url}/page`)
+    await server.close()
+    const recorded = JSON.parse(await readFile(recording, 'utf8'))
+    const text = JSON.stringify(recorded)
+    for (const secret of ['s3cr3t', 'k-123', 'sandbox-admin-token', 'abc'])
+      expect(text).not.toContain(secret)
+    const report = recorded.find(
+      (entry: { path: string; query?: object }) =>
+        entry.path === '/reports' && entry.query !== undefined,
+    )
+    expect(report).toEqual({
+      method: 'GET',
+      path: '/reports',
+      query: { year: '2026' },
+      response: {
+        status: 200,
+        headers: { 'content-type': 'application/json', 'x-upstream': 'yes', etag: '"r1"' },
+        body: { code: 0, message: 'success', data: { list: [{ id: 1, title: 'Q3' }], total: 1 } },
+      },
+    })
+    expect(recorded.find((entry: { path: string }) => entry.path === '/page').response).toEqual({
+      status: 404,
+      headers: { 'content-type': 'text/html; charset=utf-8' },
+      text: '<h1>Not here</h1>',
+    })
+    // The same exchange twice is one override.
+    const keys = recorded.map((entry: object) => JSON.stringify(entry))
+    expect(new Set(keys).size).toBe(keys.length)
+
+    const replay = await createSandboxServer({ port: 0, overrides: recorded })
+    try {
+      const reply = await fetch(`${replay.url}/reports?year=2026`)
+      expect(reply.status).toBe(200)
+      expect(reply.headers.get('x-upstream')).toBe('yes')
+      expect((await reply.json()).data.total).toBe(1)
+      const page = await fetch(`${replay.url}/page`)
+      expect(page.status).toBe(404)
+      expect(await page.text()).toBe('<h1>Not here</h1>')
+    } finally {
+      await replay.close()
+    }
+  })
+})
+
+describe('passthrough in MSW (tests, the browser)', () => {
+  it('requests under the base URL that no route answers go on to the network; the API stays mocked', async () => {
+    const sandbox = createSandbox({ baseUrl: upstreamUrl, passthrough: true })
+    const msw = setupServer(...sandbox.handlers)
+    msw.listen({ onUnhandledRequest: 'error' })
+    try {
+      const report = await fetch(`${upstreamUrl}/reports`)
+      expect(report.headers.get('x-upstream')).toBe('yes')
+      const user = await fetch(`${upstreamUrl}/users/1`, { headers: admin })
+      expect((await user.json()).data.id).toBe(1)
+      expect(sandbox.requests({ path: '/reports' })[0]).toMatchObject({ proxied: true })
+    } finally {
+      msw.close()
+    }
+    const plain = createSandbox({ baseUrl: upstreamUrl })
+    expect((await plain.fetch(`${upstreamUrl}/reports`)).status).toBe(404)
+  })
+})
