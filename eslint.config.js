@@ -37,6 +37,7 @@ export default tseslint.config(
     files: [
       'contract/**/*.ts',
       'console/**/*.ts',
+      'check/**/*.ts',
       'db/**/*.ts',
       'resources/**/*.ts',
       'http/**/*.ts',

@@ -7,6 +7,7 @@ import type { OptionName, OptionSpec } from '../sandbox/option-table.js'
 import { flagName, optionTable } from '../sandbox/option-table.js'
 import { shopApi } from '../shop/index.js'
 import { countsOf, flagOf, integerFlag } from './flags.js'
+import { check } from './check.js'
 import { init } from './init.js'
 import { printOpenApi } from './openapi.js'
 import { packageInfo } from './package-info.js'
@@ -105,6 +106,65 @@ export async function runCli(argv: string[]): Promise<void> {
             'For a client of the real API',
           ),
       (args) => printOpenApi(args.baseUrl, args.output),
+    )
+    .command(
+      'check <url>',
+      `Probe a deployment of the real API and report where it differs from the contract the sandbox serves (exit 0: none, 1: drift, 2: unreachable)`,
+      (command) =>
+        command
+          .positional('url', {
+            describe: 'The API, e.g. https://staging.example.com',
+            type: 'string',
+            demandOption: true,
+          })
+          .option('token', {
+            describe: "An admin's bearer token for the target",
+            type: 'string',
+          })
+          .option('member-token', {
+            describe: "A member's bearer token: adds the probes of what members may not do (403)",
+            type: 'string',
+          })
+          .option('base-path', {
+            describe: 'Path prefix of the resources on the target, e.g. /api',
+            type: 'string',
+          })
+          .option('writes', {
+            describe:
+              'Also create, update, conflict, refuse and delete records of its own (removed after)',
+            type: 'boolean',
+            default: false,
+          })
+          .option('json', {
+            describe: 'Print the report as JSON (for CI)',
+            type: 'boolean',
+            default: false,
+          })
+          .option('timeout', {
+            describe: 'Milliseconds each probe may take',
+            type: 'number',
+            default: 10_000,
+          })
+          .example(
+            '$0 check https://staging.example.com --token $STAGING_ADMIN_TOKEN',
+            'Read-only probes; exit 1 on drift',
+          )
+          .example(
+            '$0 check http://127.0.0.1:4010 --token sandbox-admin-token --writes --json',
+            'Against the sandbox itself: no drift',
+          ),
+      (args) =>
+        check({
+          url: args.url,
+          api: api ?? shopApi,
+          resources,
+          ...(args.token ? { token: args.token } : {}),
+          ...(args.memberToken ? { memberToken: args.memberToken } : {}),
+          ...(args.basePath ? { basePath: args.basePath } : {}),
+          writes: args.writes,
+          json: args.json,
+          timeout: args.timeout,
+        }),
     )
     .command(
       ['serve', '$0'],

@@ -179,7 +179,7 @@ function idMarks(records: readonly { id: number }[]): Uint8Array {
 type Keyed<T> = { key: SortKey; record: T }
 
 /** Strings sort case-insensitively (deterministic on every machine: no locale), numbers as numbers. */
-function sortKey(value: unknown): SortKey {
+export function sortKey(value: unknown): SortKey {
   return typeof value === 'number' ? value : String(value).toLowerCase()
 }
 

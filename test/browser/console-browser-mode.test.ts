@@ -18,7 +18,9 @@ const repo = fileURLToPath(new URL('../../', import.meta.url))
 const main = `async function start() {
   if (import.meta.env.DEV) {
     const { startSandbox } = await import('shop-sandbox/browser')
-    await startSandbox({ baseUrl: '/api', console: true, quiet: true })
+    // ?passthrough: what the sandbox lacks goes on to the network (CONTRACT C4).
+    const passthrough = new URLSearchParams(location.search).has('passthrough')
+    await startSandbox({ baseUrl: '/api', console: true, quiet: true, passthrough })
   }
   document.querySelector('#app')!.textContent = 'the app'
   ;(window as unknown as { ready: boolean }).ready = true
@@ -65,6 +67,18 @@ describe.runIf(run)(
         logLevel: 'error',
         resolve: { alias: { 'shop-sandbox/browser': join(repo, 'browser', 'index.ts') } },
         server: { host: '127.0.0.1', port: 0, fs: { allow: [folder, repo] } },
+        // The app's real backend, for the one endpoint the sandbox lacks.
+        plugins: [
+          {
+            name: 'real-backend',
+            configureServer(server) {
+              server.middlewares.use('/api/real', (_req, res) => {
+                res.setHeader('content-type', 'application/json')
+                res.end(JSON.stringify({ from: 'the network' }))
+              })
+            },
+          },
+        ],
       })
       await vite.listen()
       browser = await launchChromium()
@@ -229,6 +243,19 @@ describe.runIf(run)(
         path: fileURLToPath(new URL('console-browser-mode-360.png', artifacts)),
       })
       expect(errors).toEqual([])
+    })
+
+    it('passthrough: true sends what the sandbox lacks on to the network; the API stays mocked', async () => {
+      const network = await appFetch(page, '/api/real/thing')
+      expect(JSON.parse(network.body).code).toBe(40400)
+      await page.goto(`${vite.resolvedUrls!.local[0]!}?passthrough`)
+      await page.waitForFunction(() => (window as unknown as { ready?: boolean }).ready === true)
+      const real = await appFetch(page, '/api/real/thing')
+      expect(JSON.parse(real.body)).toEqual({ from: 'the network' })
+      const mocked = await appFetch(page, '/api/users/1', { headers: admin })
+      expect(JSON.parse(mocked.body).data.id).toBe(1)
+      const journal = await appFetch(page, '/__sandbox/requests?path=/real/thing')
+      expect(JSON.parse(journal.body).data.list[0]).toMatchObject({ proxied: true })
     })
 
     it('never reaches a production build (the DEV check leaves it out)', async () => {

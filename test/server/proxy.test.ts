@@ -9,6 +9,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { createSandbox } from '../../index.js'
 import type { SandboxServer } from '../../node/index.js'
 import { createSandboxServer } from '../../node/index.js'
+import { unhandledOptions } from '../../sandbox/unhandled.js'
 
 // CONTRACT C4: --proxy, --record, and MSW's passthrough, against a small upstream of our own.
 const admin = { authorization: 'Bearer sandbox-admin-token' }
@@ -261,7 +262,7 @@ describe('passthrough in MSW (tests, the browser)', () => {
   it('requests under the base URL that no route answers go on to the network; the API stays mocked', async () => {
     const sandbox = createSandbox({ baseUrl: upstreamUrl, passthrough: true })
     const msw = setupServer(...sandbox.handlers)
-    msw.listen({ onUnhandledRequest: 'error' })
+    msw.listen(unhandledOptions('error'))
     try {
       const report = await fetch(`${upstreamUrl}/reports`)
       expect(report.headers.get('x-upstream')).toBe('yes')

@@ -1,0 +1,55 @@
+import { checkDrift, reportLines } from '../check/drift.js'
+import type { ApiDefinition } from '../resources/api.js'
+import type { AnyResourceDefinition } from '../resources/define.js'
+import { createApiSandbox } from '../sandbox/create-sandbox.js'
+
+export interface CheckCommand {
+  url: string
+  api: ApiDefinition
+  resources: readonly AnyResourceDefinition[]
+  token?: string
+  memberToken?: string
+  basePath?: string
+  writes: boolean
+  json: boolean
+  timeout?: number
+}
+
+/** Exit codes of `shop-sandbox check` (CONTRACT C4). */
+export const CHECK_EXIT = { clean: 0, drift: 1, unreachable: 2 } as const
+
+/**
+ * `shop-sandbox check <url>`: probes a deployment of the real API against the contract the
+ * sandbox serves (the same API definition, `--api`/`--resources` included) and prints one line
+ * per probe or difference, or the report as JSON; exit 0 clean, 1 drift, 2 unreachable.
+ */
+export async function check(command: CheckCommand): Promise<void> {
+  let url: URL
+  try {
+    url = new URL(command.url)
+    if (url.protocol !== 'http:' && url.protocol !== 'https:') throw new TypeError()
+  } catch {
+    console.error(
+      `shop-sandbox check: the target must be an http:// or https:// URL, like https://staging.example.com, got '${command.url}'`,
+    )
+    process.exitCode = CHECK_EXIT.unreachable
+    return
+  }
+  const basePath = (command.basePath ?? '').replace(/\/$/, '')
+  const oracle = createApiSandbox({ api: command.api, resources: command.resources })
+  const report = await checkDrift(oracle.options.catalog, oracle, {
+    url: `${url.origin}${url.pathname.replace(/\/$/, '')}${basePath}`,
+    ...(command.token ? { token: command.token } : {}),
+    ...(command.memberToken ? { memberToken: command.memberToken } : {}),
+    writes: command.writes,
+    ...(command.timeout ? { timeoutMs: command.timeout } : {}),
+  })
+  if (command.json) console.log(JSON.stringify(report, null, 2))
+  else
+    for (const line of reportLines(report)) (report.reachable ? console.log : console.error)(line)
+  process.exitCode = !report.reachable
+    ? CHECK_EXIT.unreachable
+    : report.summary.drift > 0
+      ? CHECK_EXIT.drift
+      : CHECK_EXIT.clean
+}

@@ -1,0 +1,612 @@
+import type * as z from 'zod'
+import type { Catalog, Resource } from '../resources/catalog.js'
+import type { Row } from '../resources/define.js'
+import { sortKey } from '../resources/list.js'
+import { apiRoutes } from '../http/routes.js'
+import type { Sandbox } from '../sandbox/create-sandbox.js'
+
+/**
+ * CONTRACT C4's drift check: probes a deployment of the real API and reports where it differs
+ * from the contract the sandbox serves. Every probe and expectation comes from the same catalog
+ * the sandbox is made of (routes, schemas, query rules, permissions, codes): what does not
+ * depend on data (a bad query, a missing id, no token, a wrong method) is asked of an
+ * in-process sandbox of that catalog too (the oracle) and the two answers compared; what does
+ * (a page, a sort, a filter) is checked against the rule on the target's own records. So the
+ * check cannot disagree with the sandbox: run against the sandbox, it finds no drift.
+ */
+
+export interface CheckOptions {
+  /** The API's base URL (with its base path), e.g. `https://staging.example.com/api`. */
+  url: string
+  /** A bearer token of an admin account of the target. */
+  token?: string
+  /** A member's token: adds the probes of what members may not do (403). */
+  memberToken?: string
+  /** Also create, update, conflict, refuse and delete records of its own (removed after). */
+  writes?: boolean
+  /** Milliseconds a probe may take (default 10 s). */
+  timeoutMs?: number
+}
+
+export interface ProbeResult {
+  /** `GET /users?sort=name&order=asc`, and what it checks. */
+  probe: string
+  ok: boolean
+  /** What differs, one entry per difference. */
+  drift: string[]
+}
+
+export interface CheckReport {
+  target: string
+  /** False when the target could not be reached (exit 2); then `error` says why. */
+  reachable: boolean
+  error?: string
+  probes: ProbeResult[]
+  summary: { probes: number; ok: number; drift: number }
+}
+
+interface Reply {
+  status: number
+  headers: Headers
+  // eslint-disable-next-line @typescript-eslint/no-explicit-any -- envelopes of any resource
+  body: any
+  text: string
+}
+
+interface Ask {
+  method?: string
+  token?: string | null
+  body?: unknown
+  headers?: Record<string, string>
+}
+
+class Unreachable extends Error {}
+
+/** Runs every probe against `options.url`; `oracle` is a sandbox of the same catalog. */
+export async function checkDrift(
+  catalog: Catalog,
+  oracle: Sandbox,
+  options: CheckOptions,
+): Promise<CheckReport> {
+  const base = options.url.replace(/\/$/, '')
+  const timeoutMs = options.timeoutMs ?? 10_000
+  const oracleAdmin = oracleToken(catalog, oracle, true)
+  const oracleMember = oracleToken(catalog, oracle, false)
+  const probes: ProbeResult[] = []
+
+  async function target(path: string, ask: Ask = {}): Promise<Reply> {
+    const token = ask.token === undefined ? options.token : ask.token
+    const headers: Record<string, string> = { accept: 'application/json', ...ask.headers }
+    if (token) headers.authorization = `Bearer ${token}`
+    if (ask.body !== undefined) headers['content-type'] = 'application/json'
+    let response: Response
+    try {
+      response = await fetch(`${base}${path}`, {
+        method: ask.method ?? 'GET',
+        headers,
+        redirect: 'manual',
+        signal: AbortSignal.timeout(timeoutMs),
+        ...(ask.body === undefined ? {} : { body: JSON.stringify(ask.body) }),
+      })
+    } catch (error) {
+      const cause = (error as { cause?: NodeJS.ErrnoException }).cause
+      throw new Unreachable(
+        `cannot reach ${base}${path}: ${cause?.code ?? cause?.message ?? (error as Error).message}`,
+      )
+    }
+    return read(response)
+  }
+  async function expected(path: string, ask: Ask = {}, member = false): Promise<Reply> {
+    const token = ask.token === null ? null : member ? oracleMember : oracleAdmin
+    const headers: Record<string, string> = { ...ask.headers }
+    if (token) headers.authorization = `Bearer ${token}`
+    if (ask.body !== undefined) headers['content-type'] = 'application/json'
+    return read(
+      await oracle.fetch(`http://oracle.test${oracle.options.basePath}${path}`, {
+        method: ask.method ?? 'GET',
+        headers,
+        ...(ask.body === undefined ? {} : { body: JSON.stringify(ask.body) }),
+      }),
+    )
+  }
+  function report(probe: string, drift: string[]) {
+    probes.push({ probe, ok: drift.length === 0, drift })
+  }
+  /** A probe whose expectation the oracle gives: status, business code, the headers named. */
+  async function asOracle(
+    label: string,
+    path: string,
+    ask: Ask,
+    headers: readonly string[] = [],
+    member = false,
+  ) {
+    const [got, want] = await Promise.all([target(path, ask), expected(path, ask, member)])
+    const drift = envelopeDrift(got)
+    if (got.status !== want.status) drift.unshift(`status ${got.status}, expected ${want.status}`)
+    else if (got.body?.code !== want.body?.code)
+      drift.push(`code ${String(got.body?.code)}, expected ${want.body?.code}`)
+    for (const name of headers) {
+      const wanted = want.headers.get(name)
+      const has = got.headers.get(name)
+      if (wanted !== null && has === null) drift.push(`no ${name} header`)
+      else if (name === 'allow' && wanted !== null && methods(has!) !== methods(wanted))
+        drift.push(`Allow: ${has}, expected ${wanted}`)
+    }
+    report(`${ask.method ?? 'GET'} ${path} ${label}`, drift)
+  }
+
+  try {
+    const { router } = apiRoutes(catalog)
+    const lists = new Map<string, Row[]>()
+    // Reachable at all? The first probe says; it fails with exit 2, not as drift.
+    await target('/', { token: null })
+    for (const resource of catalog.resources) {
+      const list = await listProbes(resource)
+      lists.set(resource.name, list)
+    }
+    for (const resource of catalog.resources) {
+      const records = lists.get(resource.name) ?? []
+      await recordProbes(resource, records)
+      if (resource.owner) await nestedProbes(resource, lists.get(resource.owner.parent.name) ?? [])
+    }
+    await asOracle('(an unknown route: 404)', '/__drift-check/no-such-route', {})
+    for (const route of router.routes) {
+      const missing = ['POST', 'PUT', 'PATCH', 'DELETE'].find(
+        (method) => !(method in route.operations),
+      )
+      if (!missing) continue
+      const path = concrete(route.path, lists, catalog)
+      if (path)
+        await asOracle(
+          '(a method the route lacks: 405 with Allow)',
+          path,
+          { method: missing, body: {} },
+          ['allow'],
+        )
+    }
+    const first = catalog.resources[0]!
+    const preflight = {
+      method: 'OPTIONS',
+      token: null,
+      headers: {
+        origin: 'http://localhost:5173',
+        'access-control-request-method': 'GET',
+        'access-control-request-headers': 'authorization',
+      },
+    }
+    {
+      const got = await target(`/${first.name}`, preflight)
+      const drift: string[] = []
+      if (got.status < 200 || got.status >= 300) drift.push(`status ${got.status}, expected 2xx`)
+      if (!got.headers.get('access-control-allow-origin'))
+        drift.push('no Access-Control-Allow-Origin header')
+      if (!/\bGET\b/i.test(got.headers.get('access-control-allow-methods') ?? ''))
+        drift.push('Access-Control-Allow-Methods does not allow GET')
+      report(`OPTIONS /${first.name} (a browser's preflight)`, drift)
+    }
+    if (options.writes) await writeProbes(lists)
+  } catch (error) {
+    if (!(error instanceof Unreachable)) throw error
+    if (probes.length === 0)
+      return {
+        target: base,
+        reachable: false,
+        error: error.message,
+        probes,
+        summary: summary(probes),
+      }
+    report('(the target stopped answering)', [error.message])
+  }
+  return { target: base, reachable: true, probes, summary: summary(probes) }
+
+  /** The list of a resource and every query rule on it; its records, for the next probes. */
+  async function listProbes(resource: Resource): Promise<Row[]> {
+    const path = `/${resource.name}`
+    const { listSpec } = resource
+    const page = await target(`${path}?pageSize=100`)
+    const drift = [...statusDrift(page, 200), ...listDrift(page, resource)]
+    const records: Row[] = Array.isArray(page.body?.data?.list) ? page.body.data.list : []
+    report(
+      `GET ${path}?pageSize=100 (the list: envelope, payload, every record against its schema)`,
+      drift,
+    )
+
+    const plain = await target(path)
+    report(`GET ${path} (the default page)`, [
+      ...statusDrift(plain, 200),
+      ...payloadField(plain, 'page', 1),
+      ...payloadField(plain, 'pageSize', 20),
+    ])
+
+    const total = page.body?.data?.total
+    const second = await target(`${path}?page=2&pageSize=2`)
+    const paging = [
+      ...statusDrift(second, 200),
+      ...payloadField(second, 'page', 2),
+      ...payloadField(second, 'pageSize', 2),
+    ]
+    if (typeof total === 'number' && second.body?.data?.total !== total)
+      paging.push(`total ${second.body?.data?.total}, expected ${total} (as without paging)`)
+    const secondIds = (second.body?.data?.list ?? []).map((record: Row) => record.id)
+    const expectedIds = records.slice(2, 4).map((record) => record.id)
+    if (records.length >= 4 && secondIds.join() !== expectedIds.join())
+      paging.push(
+        `ids ${secondIds.join(',')}, expected ${expectedIds.join(',')} (the 3rd and 4th by id)`,
+      )
+    report(`GET ${path}?page=2&pageSize=2 (paging)`, paging)
+
+    for (const field of listSpec.sortable.slice(0, 4)) {
+      for (const order of ['asc', 'desc'] as const) {
+        const sorted = await target(`${path}?sort=${field}&order=${order}&pageSize=50`)
+        const drift = statusDrift(sorted, 200)
+        const list: Row[] = sorted.body?.data?.list ?? []
+        const at = list.findIndex((record, index) => {
+          if (index === 0) return false
+          const a = sortKey(list[index - 1]![field])
+          const b = sortKey(record[field])
+          return order === 'asc' ? a > b : a < b
+        })
+        if (at > 0) drift.push(`not sorted by ${field} ${order}ending at position ${at + 1}`)
+        report(`GET ${path}?sort=${field}&order=${order} (sort)`, drift)
+      }
+    }
+    const statusField = listSpec.statuses.length > 0 ? 'status' : null
+    if (statusField) {
+      const wanted = listSpec.statuses[0]!
+      const filtered = await target(`${path}?status=${encodeURIComponent(wanted)}&pageSize=100`)
+      const drift = statusDrift(filtered, 200)
+      const other = (filtered.body?.data?.list ?? []).find(
+        (record: Row) => record.status !== wanted,
+      )
+      if (other)
+        drift.push(`record ${other.id} has status ${String(other.status)}: the filter was ignored`)
+      report(`GET ${path}?status=${wanted} (filter)`, drift)
+    }
+    if (listSpec.keywordText && records.length > 0) {
+      const text = listSpec.keywordText(records[0]!).split('\u0000')[0]!
+      const keyword = text.trim().slice(0, 3).toLowerCase()
+      if (keyword.length >= 2) {
+        const found = await target(`${path}?keyword=${encodeURIComponent(keyword)}&pageSize=100`)
+        const drift = statusDrift(found, 200)
+        const list: Row[] = found.body?.data?.list ?? []
+        if (!list.some((record) => record.id === records[0]!.id) && list.length < 100)
+          drift.push(`record ${records[0]!.id} (whose text holds '${keyword}') is not found`)
+        const stray = list.find(
+          (record) => !listSpec.keywordText!(record).toLowerCase().includes(keyword),
+        )
+        if (stray)
+          drift.push(`record ${stray.id} does not hold '${keyword}': the keyword was ignored`)
+        report(`GET ${path}?keyword=${keyword} (keyword search)`, drift)
+      }
+    }
+    const other = resource.fields.find((field) => field !== 'id')
+    if (other) {
+      const picked = await target(`${path}?fields=id,${other}&pageSize=5`)
+      const drift = statusDrift(picked, 200)
+      const wrong = (picked.body?.data?.list ?? []).find(
+        (record: Row) => Object.keys(record).sort().join() !== ['id', other].sort().join(),
+      )
+      if (wrong)
+        drift.push(
+          `record ${wrong.id} has fields ${Object.keys(wrong).join(',')}, expected id,${other}`,
+        )
+      report(`GET ${path}?fields=id,${other} (fields)`, drift)
+    }
+    await asOracle('(a bad page size: 400)', `${path}?pageSize=0`, {})
+    await asOracle('(an unknown sort field: 400)', `${path}?sort=__nope`, {})
+    await asOracle('(no token: 401 with WWW-Authenticate)', path, { token: null }, [
+      'www-authenticate',
+    ])
+    if (options.memberToken && resource.permission('list') === 'admin')
+      await asOracle('(a member may not list: 403)', path, { token: options.memberToken }, [], true)
+    return records
+  }
+
+  async function recordProbes(resource: Resource, records: readonly Row[]) {
+    const path = `/${resource.name}`
+    const record = records[0]
+    if (record) {
+      const one = await target(`${path}/${record.id}`)
+      const drift = [
+        ...statusDrift(one, 200),
+        ...envelopeDrift(one),
+        ...recordDrift(resource, one.body?.data),
+      ]
+      if (one.status === 200 && JSON.stringify(one.body?.data) !== JSON.stringify(record))
+        drift.push('differs from the same record in the list')
+      report(`GET ${path}/${record.id} (one record)`, drift)
+    }
+    await asOracle('(a missing id: 404)', `${path}/999999999`, {})
+    await asOracle('(an id that is not one: 400)', `${path}/abc`, {})
+  }
+
+  async function nestedProbes(resource: Resource, parents: readonly Row[]) {
+    const owner = resource.owner!
+    const parent = parents[0]
+    if (!parent) return
+    const path = `/${owner.parent.name}/${parent.id}/${resource.name}`
+    const page = await target(`${path}?pageSize=100`)
+    const drift = [...statusDrift(page, 200), ...listDrift(page, resource)]
+    const stray = (page.body?.data?.list ?? []).find(
+      (record: Row) => record[owner.link.field] !== parent.id,
+    )
+    if (stray)
+      drift.push(`record ${stray.id} belongs to ${owner.link.field} ${stray[owner.link.field]}`)
+    report(`GET ${path} (${owner.parent.singular} ${parent.id}'s ${resource.name})`, drift)
+  }
+
+  /** Creates, reads, updates, conflicts, refuses and deletes records of its own; removes them. */
+  async function writeProbes(lists: ReadonlyMap<string, Row[]>) {
+    const created: Array<[string, number]> = []
+    try {
+      for (const resource of catalog.resources) {
+        if (resource.owner || Object.keys(resource.definition.links ?? {}).length > 0) continue
+        const template = lists.get(resource.name)?.[0]
+        if (!template) continue
+        const path = `/${resource.name}`
+        const stamp = `drift${Date.now().toString(36)}`
+        const body = createBody(resource, template, stamp)
+        const made = await target(path, { method: 'POST', body })
+        const drift = [
+          ...statusDrift(made, 201),
+          ...envelopeDrift(made),
+          ...(made.status === 201 ? recordDrift(resource, made.body?.data) : []),
+        ]
+        const id = made.body?.data?.id
+        if (typeof id === 'number') created.push([path, id])
+        for (const [field, value] of Object.entries(body))
+          if (
+            made.status === 201 &&
+            JSON.stringify(made.body?.data?.[field]) !== JSON.stringify(value)
+          )
+            drift.push(
+              `${field} is ${JSON.stringify(made.body?.data?.[field])}, sent ${JSON.stringify(value)}`,
+            )
+        report(`POST ${path} (create)`, drift)
+        if (typeof id !== 'number') continue
+
+        const unique = Object.keys(resource.definition.unique ?? {}).find((field) => field in body)
+        if (unique) {
+          const again = await target(path, { method: 'POST', body })
+          const want = resource.conflict(unique, body[unique])
+          const conflict = envelopeDrift(again)
+          if (again.status !== want.status)
+            conflict.unshift(`status ${again.status}, expected ${want.status}`)
+          else if (again.body?.code !== want.code)
+            conflict.push(`code ${again.body?.code}, expected ${want.code}`)
+          if (typeof again.body?.data?.id === 'number') created.push([path, again.body.data.id])
+          report(`POST ${path} (the same ${unique} again: ${want.status} / ${want.code})`, conflict)
+        }
+        await asOracle('(an empty body: 422)', path, { method: 'POST', body: {} })
+
+        // A text field an update may change to a value its schema accepts.
+        const patchShape = (resource.bodies.patch as z.ZodObject).shape as Record<string, z.ZodType>
+        let field: string | undefined
+        let value: string | undefined
+        for (const name of Object.keys(body)) {
+          if (typeof body[name] !== 'string' || !patchShape[name]) continue
+          value = variants(String(body[name]), stamp)
+            .slice(1)
+            .find((variant) => patchShape[name]!.safeParse(variant).success)
+          if (value !== undefined) {
+            field = name
+            break
+          }
+        }
+        if (field && value !== undefined) {
+          const patched = await target(`${path}/${id}`, {
+            method: 'PATCH',
+            body: { [field]: value },
+          })
+          const drift = [...statusDrift(patched, 200), ...envelopeDrift(patched)]
+          if (patched.status === 200 && patched.body?.data?.[field] !== value)
+            drift.push(
+              `${field} is ${JSON.stringify(patched.body?.data?.[field])} after the update`,
+            )
+          report(`PATCH ${path}/${id} (update)`, drift)
+        }
+        const removed = await target(`${path}/${id}`, { method: 'DELETE' })
+        const gone = await target(`${path}/${id}`)
+        const deleted = statusDrift(removed, 204)
+        if (gone.status !== 404)
+          deleted.push(`GET after DELETE answered ${gone.status}, expected 404`)
+        if (removed.status === 204)
+          created.splice(
+            created.findIndex(([, made]) => made === id),
+            1,
+          )
+        report(`DELETE ${path}/${id} (delete)`, deleted)
+      }
+    } finally {
+      for (const [path, id] of created)
+        await target(`${path}/${id}`, { method: 'DELETE' }).catch(() => undefined)
+    }
+  }
+}
+
+/**
+ * A create body from one of the target's records: its writable fields, each unique one made
+ * new in a way its schema accepts (an e-mail stays an e-mail, a SKU stays upper case).
+ */
+function createBody(resource: Resource, template: Row, stamp: string): Record<string, unknown> {
+  const shape = (resource.bodies.create as z.ZodObject).shape as Record<string, z.ZodType>
+  const unique = resource.definition.unique ?? {}
+  const body: Record<string, unknown> = {}
+  for (const field of Object.keys(shape)) {
+    if (!(field in template) || template[field] === null) continue
+    const value = template[field]
+    body[field] =
+      field in unique && typeof value === 'string'
+        ? (variants(value, stamp).find((variant) => shape[field]!.safeParse(variant).success) ??
+          value)
+        : value
+  }
+  return body
+}
+
+/** New strings like `value`, for a unique field or an update. */
+function variants(value: string, stamp: string): string[] {
+  const short = value.slice(0, 20)
+  return [
+    `${stamp}.${value}`,
+    `${short}-${stamp}`,
+    `${short}-${stamp.toUpperCase()}`,
+    `${short} ${stamp}`,
+    `${stamp.toUpperCase()}${short}`.slice(0, Math.max(value.length, 8)),
+  ]
+}
+
+async function read(response: Response): Promise<Reply> {
+  const text = await response.text()
+  let body: unknown = null
+  try {
+    body = text ? JSON.parse(text) : null
+  } catch {
+    // Not JSON: the envelope check says so.
+  }
+  return { status: response.status, headers: response.headers, body, text }
+}
+
+function oracleToken(catalog: Catalog, oracle: Sandbox, admin: boolean): string | null {
+  const { accounts } = catalog
+  for (const { token, userId } of accounts.tokens) {
+    const account = oracle.db.table(accounts.resource.name).get(userId) as Row | undefined
+    const isAdmin = accounts.role !== null && account?.[accounts.role.field] === accounts.role.admin
+    if (isAdmin === admin) return token
+  }
+  return null
+}
+
+/** The route's template with real ids of the target's records (null when it has none). */
+function concrete(
+  template: string,
+  lists: ReadonlyMap<string, Row[]>,
+  catalog: Catalog,
+): string | null {
+  let missing = false
+  const path = template.replace(/\{(\w+)\}/g, (_, param: string) => {
+    const resource = catalog.resources.find((one) => one.idParam === param)
+    const id = resource ? lists.get(resource.name)?.[0]?.id : undefined
+    if (id === undefined) missing = true
+    return String(id)
+  })
+  return missing ? null : path
+}
+
+function methods(allow: string): string {
+  return allow
+    .split(',')
+    .map((method) => method.trim().toUpperCase())
+    .filter(Boolean)
+    .sort()
+    .join(', ')
+}
+
+function statusDrift(reply: Reply, status: number): string[] {
+  return reply.status === status
+    ? []
+    : [
+        `status ${reply.status}, expected ${status}${reply.body?.message ? ` (${String(reply.body.message).slice(0, 100)})` : ''}`,
+      ]
+}
+
+/** CONTRACT B's envelope and headers on any JSON answer. */
+function envelopeDrift(reply: Reply): string[] {
+  if (reply.status === 204 || reply.status === 304) return []
+  const drift: string[] = []
+  if (!/^application\/json\b/i.test(reply.headers.get('content-type') ?? ''))
+    drift.push(
+      `Content-Type ${reply.headers.get('content-type') ?? 'missing'}, expected application/json`,
+    )
+  if (!reply.headers.get('x-request-id')) drift.push('no X-Request-Id header')
+  const body = reply.body
+  if (body === null || typeof body !== 'object' || Array.isArray(body)) {
+    drift.push(`the body is not an envelope: ${reply.text.slice(0, 80)}`)
+    return drift
+  }
+  for (const field of ['code', 'message', 'data'])
+    if (!(field in body)) drift.push(`the envelope has no ${field}`)
+  const extra = Object.keys(body).filter((key) => !['code', 'message', 'data'].includes(key))
+  if (extra.length > 0)
+    drift.push(`the envelope has fields the contract lacks: ${extra.join(', ')}`)
+  if (typeof body.code === 'number') {
+    if (reply.status < 300 && body.code !== 0)
+      drift.push(`code ${body.code} on a ${reply.status}, expected 0`)
+    if (reply.status >= 400 && body.code === 0) drift.push(`code 0 on a ${reply.status}`)
+  } else if ('code' in body) drift.push('code is not a number')
+  if (reply.status >= 400 && body.data !== null && 'data' in body)
+    drift.push('data is not null on an error')
+  return drift
+}
+
+function payloadField(reply: Reply, field: string, value: number): string[] {
+  const got = reply.body?.data?.[field]
+  return reply.status < 300 && got !== value
+    ? [`data.${field} is ${JSON.stringify(got)}, expected ${value}`]
+    : []
+}
+
+/** A list payload: `{ list, total, page, pageSize }`, each record valid. */
+function listDrift(reply: Reply, resource: Resource): string[] {
+  const drift = envelopeDrift(reply)
+  if (reply.status >= 300) return drift
+  const data = reply.body?.data
+  if (!data || typeof data !== 'object') return [...drift, 'data is not a list payload']
+  for (const field of ['list', 'total', 'page', 'pageSize'])
+    if (!(field in data)) drift.push(`data has no ${field}`)
+  const extra = Object.keys(data).filter(
+    (key) => !['list', 'total', 'page', 'pageSize'].includes(key),
+  )
+  if (extra.length > 0) drift.push(`data has fields the contract lacks: ${extra.join(', ')}`)
+  if (!Array.isArray(data.list)) return drift
+  for (const record of data.list) {
+    const problems = recordDrift(resource, record)
+    if (problems.length > 0) {
+      drift.push(...problems)
+      break
+    }
+  }
+  return drift
+}
+
+/** One record against its schema, and no field the contract lacks. */
+function recordDrift(resource: Resource, record: unknown): string[] {
+  if (record === null || typeof record !== 'object')
+    return [`a ${resource.singular} is not an object`]
+  const id = (record as Row).id
+  const drift: string[] = []
+  const parsed = resource.schema.safeParse(record)
+  if (!parsed.success)
+    for (const issue of parsed.error.issues.slice(0, 3))
+      drift.push(
+        `${resource.singular} ${String(id)}: ${issue.path.join('.') || '(record)'}: ${issue.message}`,
+      )
+  const extra = Object.keys(record).filter((field) => !resource.fields.includes(field))
+  if (extra.length > 0)
+    drift.push(
+      `${resource.singular} ${String(id)} has fields the contract lacks: ${extra.join(', ')}`,
+    )
+  return drift
+}
+
+function summary(probes: readonly ProbeResult[]): CheckReport['summary'] {
+  const ok = probes.filter((probe) => probe.ok).length
+  return { probes: probes.length, ok, drift: probes.length - ok }
+}
+
+/** The report as lines: one per probe that holds, one per difference, then a summary. */
+export function reportLines(report: CheckReport): string[] {
+  if (!report.reachable) return [`shop-sandbox check: ${report.error}`]
+  const lines: string[] = []
+  for (const probe of report.probes) {
+    if (probe.ok) lines.push(`ok     ${probe.probe}`)
+    else for (const what of probe.drift) lines.push(`drift  ${probe.probe}: ${what}`)
+  }
+  const { probes, ok, drift } = report.summary
+  lines.push(
+    drift === 0
+      ? `${probes} probes against ${report.target}: no drift`
+      : `${probes} probes against ${report.target}: ${ok} ok, ${drift} with drift`,
+  )
+  return lines
+}
