@@ -13,6 +13,13 @@ const UNIQUE_ENTRY_BYTES = 56
 const GROUP_ENTRY_BYTES = 12
 const DERIVED_BYTES = 24
 const SORTED_ENTRY_BYTES = 16
+/** Filters whose matches a table keeps between writes. */
+const MATCH_CACHE_ENTRIES = 8
+
+/** What a cached list of matches costs: a slot per record, and its key. */
+function matchBytes(filter: string, list: readonly unknown[]): number {
+  return ROW_BYTES * list.length + 2 * filter.length + DERIVED_BYTES
+}
 
 /** What a derived text or a sort key costs besides its slot. */
 function valueBytes(value: SortKey): number {
@@ -66,6 +73,12 @@ export class Table<T extends Row, U extends string = never, G extends string = n
   readonly #derived = new Map<string, { compute(record: T): string; values: string[] }>()
   /** Sorted views by field (built on first use). */
   readonly #sorted = new Map<string, SortedIndex<T>>()
+  /**
+   * The records a filter matched, by the filter's key: kept until the next write, so the same
+   * query asked again (a list page after page, a search as you type, many clients polling) skips
+   * the scan while `total` stays exact. At most {@link MATCH_CACHE_ENTRIES}, the oldest dropped.
+   */
+  readonly #matches = new Map<string, readonly T[]>()
   #nextId = 1
   /** Estimated bytes of the derived texts and sorted views (kept in step with every write). */
   #cacheBytes = 0
@@ -127,8 +140,35 @@ export class Table<T extends Row, U extends string = never, G extends string = n
     }
   }
 
+  /**
+   * The records `filter` accepts, in id order: computed by `scan`, then kept until the next
+   * write changes the table (any write empties the cache: a filter's answer can depend on any
+   * record).
+   */
+  matching(filter: string, scan: () => readonly T[]): readonly T[] {
+    const cached = this.#matches.get(filter)
+    if (cached) return cached
+    const found = scan()
+    if (this.#matches.size >= MATCH_CACHE_ENTRIES) {
+      const [oldest, list] = this.#matches.entries().next().value!
+      this.#cacheBytes -= matchBytes(oldest, list)
+      this.#matches.delete(oldest)
+    }
+    this.#matches.set(filter, found)
+    this.#cacheBytes += matchBytes(filter, found)
+    return found
+  }
+
+  /** Forgets what filters matched: called by every write. */
+  #changed(): void {
+    if (this.#matches.size === 0) return
+    for (const [filter, list] of this.#matches) this.#cacheBytes -= matchBytes(filter, list)
+    this.#matches.clear()
+  }
+
   /** Puts back a record that was deleted, at its place in id order, with its index entries. */
   #put(record: T): void {
+    this.#changed()
     let position = this.#rows.length
     while (position > 0 && this.#rows[position - 1]!.id > record.id) position--
     this.#assertUnique(record)
@@ -207,6 +247,7 @@ export class Table<T extends Row, U extends string = never, G extends string = n
     made.id = this.#nextId
     const record = deepFreeze(made as unknown as T)
     this.#assertUnique(record)
+    this.#changed()
     this.#index(record)
     this.#rows.push(record)
     for (const entry of this.#derived.values()) {
@@ -228,6 +269,7 @@ export class Table<T extends Row, U extends string = never, G extends string = n
     deepFreeze(record)
     this.#assertUnique(record)
     const previous = this.#rows[position]!
+    this.#changed()
     this.#unindex(previous)
     this.#index(record)
     this.#rows[position] = record
@@ -249,6 +291,7 @@ export class Table<T extends Row, U extends string = never, G extends string = n
   delete(id: number): T | undefined {
     const position = this.#position(id)
     if (position < 0) return undefined
+    this.#changed()
     const [record] = this.#rows.splice(position, 1)
     this.#unindex(record!)
     this.#cacheBytes -= this.#sortedCost(record!)
@@ -267,6 +310,7 @@ export class Table<T extends Row, U extends string = never, G extends string = n
     this.#rows.length = 0
     this.#derived.clear()
     this.#sorted.clear()
+    this.#matches.clear()
     this.#cacheBytes = 0
     for (const { ids } of this.#unique.values()) ids.clear()
     for (const { ids } of this.#groups.values()) ids.clear()

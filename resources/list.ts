@@ -47,6 +47,8 @@ export interface ListSource<T extends { readonly id: number }> {
   all(): readonly T[]
   derived?(name: string, compute: (record: T) => string): readonly string[]
   sortedBy?(name: string, key: (record: T) => SortKey): SortedIndex<T>
+  /** The records a filter matched, kept until the next write (a table's match cache). */
+  matching?(filter: string, scan: () => readonly T[]): readonly T[]
 }
 
 /** Above this many matches, a sorted page walks the table's sorted index instead of sorting. */
@@ -75,10 +77,19 @@ export function runListQuery<T extends { id: number }>(
         ? idPage(rows, query.order, start, end)
         : sortedPage(table, rows, query, start, end)
   } else {
-    const matches: T[] = []
-    for (let position = 0; position < rows.length; position++) {
-      if (accept(rows[position]!, position)) matches.push(rows[position]!)
+    const scan = () => {
+      const found: T[] = []
+      for (let position = 0; position < rows.length; position++) {
+        if (accept(rows[position]!, position)) found.push(rows[position]!)
+      }
+      return found
     }
+    // A big table keeps what a filter matched until its next write: the same query asked again
+    // skips the scan, and `total` is the same exact count.
+    const matches =
+      rows.length > INDEX_THRESHOLD && table.matching
+        ? table.matching(filterKey(query), scan)
+        : scan()
     total = matches.length
     page =
       query.sort === 'id' || start >= matches.length
@@ -91,6 +102,11 @@ export function runListQuery<T extends { id: number }>(
     page: query.page,
     pageSize: query.pageSize,
   }
+}
+
+/** What identifies a query's filter (not its page, sort or fields). */
+function filterKey<T>(query: ListQuery<T>): string {
+  return JSON.stringify([query.status, query.keyword, query.idFilters])
 }
 
 function isSource<T extends { id: number }>(
