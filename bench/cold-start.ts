@@ -74,22 +74,52 @@ export function coldStart(pairs = 9): { sandboxMs: number; mswMs: number; ratio:
 
 /** Minified bytes `shop-sandbox/browser` adds to a bundle, msw external (issue 18: ≤ 400 kB). */
 export async function browserWeight(): Promise<number> {
+  return startupBytes(
+    `import { startSandbox } from ${JSON.stringify(join(repo, 'dist/browser/index.js'))}\nstartSandbox()`,
+    repo,
+    ['msw', 'msw/*'],
+  )
+}
+
+/**
+ * The minified bytes a page loads for `entry` (module text resolved from `resolveDir`), split
+ * as an app's bundler splits it (Vite, webpack): what loads on demand is a chunk of its own,
+ * fetched only when used (the console; faker and its English locale, for data that is
+ * generated). Counted: the entry, what it imports statically, and the shop's prepared data set
+ * `startSandbox()` imports at start with the defaults. `scripts/measure.ts` uses it too.
+ */
+export async function startupBytes(
+  entry: string,
+  resolveDir: string,
+  external: string[],
+): Promise<number> {
   const folder = mkdtempSync(join(tmpdir(), 'shop-sandbox-weight-'))
   try {
     const result = await build({
-      stdin: {
-        contents: `import { startSandbox } from ${JSON.stringify(join(repo, 'dist/browser/index.js'))}\nstartSandbox()`,
-        resolveDir: repo,
-      },
+      stdin: { contents: entry, resolveDir },
       bundle: true,
       minify: true,
       write: false,
+      splitting: true,
+      outdir: folder,
+      metafile: true,
       format: 'esm',
       platform: 'browser',
-      external: ['msw', 'msw/*'],
+      external,
       logLevel: 'silent',
     })
-    return result.outputFiles[0]!.contents.byteLength
+    const outputs = result.metafile!.outputs
+    const first = Object.keys(outputs).find((file) => outputs[file]!.entryPoint !== undefined)!
+    const loaded = new Set<string>()
+    const visit = (file: string) => {
+      if (loaded.has(file) || !outputs[file]) return
+      loaded.add(file)
+      for (const imported of outputs[file]!.imports)
+        if (imported.kind === 'import-statement' || imported.path.includes('prepared-seed'))
+          visit(imported.path)
+    }
+    visit(first)
+    return [...loaded].reduce((sum, file) => sum + outputs[file]!.bytes, 0)
   } finally {
     rmSync(folder, { recursive: true, force: true })
   }

@@ -27,7 +27,7 @@ const built = new URL('./.build/', import.meta.url)
  */
 export async function buildServers(): Promise<void> {
   await build({
-    entryPoints: ['baseline', 'sandbox'].map((name) =>
+    entryPoints: ['baseline', 'sandbox', 'msw-alone'].map((name) =>
       fileURLToPath(new URL(`./servers/${name}.ts`, import.meta.url)),
     ),
     outdir: fileURLToPath(built),
@@ -43,7 +43,7 @@ export async function buildServers(): Promise<void> {
 
 /** Starts a compiled server (GC exposed) in a child process and reads the JSON line it prints. */
 export async function startServer(
-  name: 'baseline' | 'sandbox',
+  name: 'baseline' | 'sandbox' | 'msw-alone',
   args: string[],
 ): Promise<{ child: ChildProcess; info: Record<string, number> & { url: string } }> {
   const script = fileURLToPath(new URL(`${name}.mjs`, built))
@@ -203,7 +203,22 @@ async function loadWithWrk(
 ): Promise<LoadResult> {
   const args = ['-t1', `-c${connections}`, `-d${seconds}s`, '--latency']
   for (const [name, value] of Object.entries(headers)) args.push('-H', `${name}: ${value}`)
-  if (scenario.body) {
+  if (scenario.sandboxes) {
+    // Each request to one of `sandboxes` named sandboxes in turn (X-Sandbox-Id).
+    const script = join(scriptFolder(), `run-${++runs}.lua`)
+    writeFileSync(
+      script,
+      [
+        'local n = 0',
+        'request = function()',
+        '  n = n + 1',
+        `  wrk.headers["X-Sandbox-Id"] = "team-" .. (n % ${scenario.sandboxes})`,
+        '  return wrk.format()',
+        'end',
+      ].join('\n'),
+    )
+    args.push('-s', script)
+  } else if (scenario.body) {
     const mark = '{{n}}'
     const parts = scenario
       .body(mark)

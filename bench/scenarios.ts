@@ -5,6 +5,8 @@ export interface Scenario {
   path: string
   /** Builds a body (POST) from `n`, a text no other request of the bench uses. */
   body?: (n: string) => string
+  /** Spread over this many named sandboxes (`X-Sandbox-Id: team-<n>`), in turn. */
+  sandboxes?: number
 }
 
 export const scenarios: Scenario[] = [

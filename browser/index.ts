@@ -3,22 +3,18 @@
  * @module
  */
 
-import { faker } from '@faker-js/faker/locale/base'
 import type { ApiDefinition } from '../resources/api.js'
 import type { AnyResourceDefinition } from '../resources/define.js'
-import { provideFaker } from '../resources/seed-sources.js'
+import { loadFaker, providePrepared } from '../resources/seed-sources.js'
 import type { ShopApi } from '../shop/defaults.js'
 import { withShop } from '../shop/defaults.js'
 import type { shopResources } from '../shop/index.js'
+import { shopPreparedSeedFile, shopResources as shopDefinitions } from '../shop/index.js'
 import type {
   BrowserSandbox as ApiBrowserSandbox,
   BrowserSandboxOptions as ApiBrowserSandboxOptions,
 } from './start-sandbox.js'
 import { startApiSandbox } from './start-sandbox.js'
-
-// A browser has no `require`: the seeder takes faker from here (resources/seed-sources.ts).
-// package.json lists this module under "sideEffects" so bundlers keep this call.
-provideFaker(faker)
 
 export * from '../index.js'
 export type { SandboxWorker, WorkerOptions } from './start-sandbox.js'
@@ -59,8 +55,27 @@ export function startSandbox<
 export function startSandbox(
   options?: ApiBrowserSandboxOptions & { api?: ApiDefinition },
 ): Promise<ApiBrowserSandbox>
-export function startSandbox(
+export async function startSandbox(
   options: ApiBrowserSandboxOptions & { api?: ApiDefinition } = {},
 ): Promise<ApiBrowserSandbox> {
+  // The shop with its default seed and counts: the data set the build prepared (a chunk of its
+  // own), so faker is not loaded at all. Anything else: faker, on demand (startApiSandbox).
+  const given = options as Record<string, unknown>
+  const defaults =
+    options.api === undefined &&
+    given.resources === undefined &&
+    given.seed === undefined &&
+    given.counts === undefined &&
+    shopDefinitions.every(({ name }) => given[name] === undefined)
+  if (defaults) {
+    const { default: prepared } = await import('../shop/prepared-seed.js')
+    if (prepared) providePrepared(shopPreparedSeedFile, prepared)
+  }
   return startApiSandbox(withShop(options))
 }
+
+/**
+ * Loads faker for what generates data outside `startSandbox` (`createSandbox`, `seedData` in a
+ * page): `startSandbox` loads it itself when it needs it.
+ */
+export { loadFaker }

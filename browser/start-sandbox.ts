@@ -3,7 +3,8 @@ import { setupWorker } from 'msw/browser'
 import { WRITE_METHODS } from '../http/pipeline.js'
 import type { ApiDefinition } from '../resources/api.js'
 import { Catalog } from '../resources/catalog.js'
-import { loadFakerEnglish } from '../resources/seed-sources.js'
+import { loadFaker, loadFakerEnglish } from '../resources/seed-sources.js'
+import { hasPreparedSeed } from '../resources/seed.js'
 import type { AnyResourceDefinition } from '../resources/define.js'
 import type { ApiStore, Sandbox } from '../sandbox/create-sandbox.js'
 import { createApiSandbox } from '../sandbox/create-sandbox.js'
@@ -15,7 +16,6 @@ import { createHandlers, toFetchResponse } from '../sandbox/msw-handlers.js'
 import type { ApiRequest } from '../contract/exchange.js'
 import { fromFetchRequest } from '../contract/exchange.js'
 import type { ConsolePanel, ConsolePanelOptions } from './console-panel.js'
-import { mountConsolePanel } from './console-panel.js'
 import { persistInStorage } from './storage-persistence.js'
 
 /** What `startSandbox` adds to the sandbox's options: the service worker's. */
@@ -95,7 +95,12 @@ export async function startApiSandbox(
     ...sandboxOptions
   } = options
   // Seeders of resources beyond an API's own may use any of faker's English (a chunk of its own).
-  if (!Catalog.of(options.api, options.resources ?? []).fakerLocale) await loadFakerEnglish()
+  // faker only when the data is generated: a data set the build prepared needs none.
+  const catalog = Catalog.of(options.api, options.resources ?? [])
+  if (!hasPreparedSeed(catalog, sandboxOptions)) {
+    await loadFaker()
+    if (!catalog.fakerLocale) await loadFakerEnglish()
+  }
   const sandbox = createApiSandbox({
     // Beside the app's own files, the document lives under the API's base path.
     openApiPath: openApiPathFor(sandboxOptions.baseUrl),
@@ -122,8 +127,9 @@ export async function startApiSandbox(
     ...(serviceWorkerUrl ? { serviceWorker: { url: serviceWorkerUrl } } : {}),
   })
   // The console calls the sandbox in the page, as the worker does: no network, no MSW log line.
+  // Loaded only when asked for: an app without it does not carry it.
   const consolePanel = consoleOption
-    ? mountConsolePanel(
+    ? (await import('./console-panel.js')).mountConsolePanel(
         {
           origin: parseBaseUrl(sandboxOptions.baseUrl ?? '').origin ?? location.origin,
           docs: null,

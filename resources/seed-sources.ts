@@ -41,6 +41,12 @@ export function fakerClass(): typeof Faker {
   return FakerClass!
 }
 
+/** Loads faker's class where it cannot be required (a browser): a chunk of its own. */
+export async function loadFaker(): Promise<void> {
+  if (FakerClass) return
+  provideFaker(requireFaker()?.faker ?? (await import('@faker-js/faker/locale/base')).faker)
+}
+
 let english: LocaleDefinition | undefined
 
 /** Loads faker's English locale where it cannot be required (a browser): a chunk of its own. */
@@ -59,8 +65,17 @@ export function fakerEnglish(): LocaleDefinition {
   return english
 }
 
+/** Prepared data sets given by name where no file can be read (the browser entry). */
+const provided = new Map<string, unknown>()
+
+/** Gives a prepared data set by its file name, for where the file cannot be read (a browser). */
+export function providePrepared(file: string, value: unknown): void {
+  provided.set(file, value)
+}
+
 /** A JSON file the build wrote beside this module, parsed; undefined when there is none. */
 export function readPrepared(file: string): unknown {
+  if (provided.has(file)) return provided.get(file)
   const fs = globalThis.process?.getBuiltinModule?.('node:fs')
   if (!fs) return undefined
   let text: string

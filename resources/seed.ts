@@ -92,6 +92,19 @@ function preparedSeed(catalog: Catalog, counts: Record<string, number>): Snapsho
   return same ? prepared.snapshot : undefined
 }
 
+/** Whether a sandbox of `catalog` with these options gets a prepared data set (no faker needed). */
+export function hasPreparedSeed(
+  catalog: Catalog,
+  options: Readonly<Record<string, unknown>> = {},
+): boolean {
+  try {
+    return preparedSeed(catalog, resolveSeedOptions(catalog, options)) !== undefined
+  } catch {
+    // Bad options: the sandbox refuses them, naming the field, when it is made.
+    return false
+  }
+}
+
 /**
  * Generates a sandbox's data set, deterministically: one faker, seeded, runs every resource's
  * seeder in definition order, and every date is derived from {@link REFERENCE_DATE}, never from

@@ -9,7 +9,7 @@
  * Runs after `tsc` in `npm run build`.
  */
 import { build } from 'esbuild'
-import { copyFileSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs'
+import { copyFileSync, mkdirSync, readdirSync, writeFileSync } from 'node:fs'
 import { dirname, join, relative } from 'node:path'
 
 const dist = 'dist'
@@ -73,16 +73,9 @@ for (const file of all.filter((name) => name.endsWith('.d.ts'))) {
   copyFileSync(file, target)
 }
 // faker 10 is ESM only: the CommonJS build requires its bundled copy instead, synchronously, from
-// the seeder's loader (replaced whole: Jest then loads faker in the test's own module registry)
-// and from the browser entry.
+// the seeder's loader (replaced whole: Jest then loads faker in the test's own module registry).
 writeFileSync(
   join(out, 'resources', 'require-faker.js'),
   `"use strict";exports.requireFaker=()=>require("../vendor/faker.js");exports.requireFakerEnglish=()=>require("../vendor/faker-en.js").en;\n`,
 )
-const browserEntry = join(out, 'browser', 'index.js')
-const source = readFileSync(browserEntry, 'utf8')
-const patched = source.replace(`require("${fakerModule}")`, 'require("../vendor/faker.js")')
-if (patched === source)
-  throw new Error(`${browserEntry}: no require of faker's base locale to replace`)
-writeFileSync(browserEntry, patched)
 writeFileSync(join(out, 'package.json'), `${JSON.stringify({ type: 'commonjs' })}\n`)

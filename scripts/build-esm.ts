@@ -19,7 +19,7 @@ import { cpSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:f
 import { dirname, join, relative } from 'node:path'
 import type { PreparedSeed } from '../resources/seed.js'
 import { preparedSeedFiles, resolveSeedOptions, seedCatalog } from '../resources/seed.js'
-import '../shop/index.js'
+import { shopPreparedSeedFile } from '../shop/index.js'
 
 const dist = 'dist'
 /** The modules bundled into the package instead of loaded from node_modules. */
@@ -35,6 +35,18 @@ const external = Object.keys({ ...manifest.dependencies, ...manifest.peerDepende
 const entryPoints = ['index.js', 'node/index.js', 'browser/index.js', 'bin/shop-sandbox.js'].map(
   (entry) => join(dist, entry),
 )
+// The default data sets (resources/seed.ts `prepareDefaultSeed`), generated once. The shop's
+// also becomes the module the browser entry imports on demand (shop/prepared-seed.ts): a page
+// with the defaults then loads it instead of faker.
+const preparedTexts = [...preparedSeedFiles()].map(([catalog, file]) => {
+  const counts = resolveSeedOptions(catalog)
+  const prepared: PreparedSeed = { counts, snapshot: seedCatalog(catalog, counts) }
+  return [file, JSON.stringify(prepared)] as const
+})
+const shopText = preparedTexts.find(([file]) => file === shopPreparedSeedFile)?.[1]
+if (!shopText) throw new Error(`no prepared data set named ${shopPreparedSeedFile}`)
+writeFileSync(join(dist, 'shop', 'prepared-seed.js'), `export default ${shopText}\n`)
+
 const result = await build({
   entryPoints,
   bundle: true,
@@ -76,9 +88,5 @@ const folders = [
   dirname(join(dist, relative(join(dist, '.esm'), chunk[0]))),
   join(dist, 'cjs', 'resources'),
 ]
-for (const [catalog, file] of preparedSeedFiles()) {
-  const counts = resolveSeedOptions(catalog)
-  const prepared: PreparedSeed = { counts, snapshot: seedCatalog(catalog, counts) }
-  const text = JSON.stringify(prepared)
+for (const [file, text] of preparedTexts)
   for (const folder of folders) writeFileSync(join(folder, file), text)
-}

@@ -1,4 +1,5 @@
 import type { IncomingMessage, ServerResponse } from 'node:http'
+import type { RequestHandler } from 'msw'
 import type { Sandbox } from '../sandbox/create-sandbox.js'
 import { createHandlers } from '../sandbox/msw-handlers.js'
 import { discardBody, drop } from './respond.js'
@@ -18,12 +19,20 @@ export type Frame = (
  * becomes a connection reset; a body nobody read is drained after the answer.
  */
 export async function mswFrame(sandbox: Sandbox): Promise<Frame> {
-  const { getResponse } = await import('msw')
   // The sandbox's handlers without their open CORS: the server's Origin policy frames every answer.
   const handlers = createHandlers(sandbox.claims, sandbox.handle, {
     cors: false,
     onError: sandbox.options.onUnexpectedError,
   })
+  return mswFrameOf(handlers)
+}
+
+/**
+ * Any MSW handlers served from Node's requests through `getResponse`: the sandbox's (above),
+ * and in the bench msw alone with one static handler, so the two are served the same way.
+ */
+export async function mswFrameOf(handlers: RequestHandler[]): Promise<Frame> {
+  const { getResponse } = await import('msw')
   return (req, res, url, next) => {
     const method = req.method ?? 'GET'
     const hasBody = method !== 'GET' && method !== 'HEAD'

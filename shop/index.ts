@@ -52,7 +52,9 @@ export const shopApi = defineApi({
 
 /** The shop's resources compiled once, shared by every sandbox that adds none. */
 export const shopCatalog = Catalog.of(shopApi)
-prepareDefaultSeed(shopCatalog, 'shop-seed.json')
+/** The file the build writes the shop's default data set to (and the browser's name for it). */
+export const shopPreparedSeedFile = 'shop-seed.json'
+prepareDefaultSeed(shopCatalog, shopPreparedSeedFile)
 
 /** Every business code of the Shop API (CONTRACT B5): the generic ones and the shop's own. */
 export const shopCodeTable = { ...codes, ...shopCodes }

@@ -213,12 +213,12 @@ describe('--proxy (CONTRACT C4)', () => {
 
 describe('--record (CONTRACT C4)', () => {
   it('writes each proxied exchange as an override --overrides loads, without secrets; it replays without the target', async () => {
-    await fetch(`${server.url}/reports?year=2026&token=abc`)
+    await fetch(`${server.url}/reports?year=2026&token=qz9-query-secret`)
     await fetch(`${server.url}/page`)
     await server.close()
     const recorded = JSON.parse(await readFile(recording, 'utf8'))
     const text = JSON.stringify(recorded)
-    for (const secret of ['s3cr3t', 'k-123', 'sandbox-admin-token', 'abc'])
+    for (const secret of ['s3cr3t', 'k-123', 'sandbox-admin-token', 'qz9-query-secret'])
       expect(text).not.toContain(secret)
     const report = recorded.find(
       (entry: { path: string; query?: object }) =>

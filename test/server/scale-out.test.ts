@@ -1,11 +1,11 @@
 import type { ChildProcess } from 'node:child_process'
-import { execFileSync, spawn } from 'node:child_process'
-import { mkdir, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises'
-import { createServer } from 'node:net'
+import { spawn } from 'node:child_process'
+import { mkdtemp, rm } from 'node:fs/promises'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { fileURLToPath } from 'node:url'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { freePort, nginxBinary, startNginx, waitFor } from '../../bench/nginx.js'
 
 // Scale-out (issue 35): two sandbox processes behind nginx, sticky on X-Sandbox-Id, with the
 // configuration the guide shows (read from docs/guide/scale-out.md, so the two cannot differ).
@@ -13,41 +13,10 @@ const repo = fileURLToPath(new URL('../../', import.meta.url))
 const bin = join(repo, 'dist', 'bin', 'shop-sandbox.js')
 const admin = { authorization: 'Bearer sandbox-admin-token', 'content-type': 'application/json' }
 
-function nginxBinary(): string | null {
-  for (const candidate of ['nginx', '/usr/sbin/nginx']) {
-    try {
-      execFileSync(candidate, ['-v'], { stdio: 'ignore' })
-      return candidate
-    } catch {
-      // Not this one.
-    }
-  }
-  return null
-}
 const nginx = nginxBinary()
 // CI installs nginx (.ci/run): there a missing one fails the suite instead of skipping it.
 if (!nginx && (process.env.CI || process.env.SHOP_SANDBOX_REQUIRE_BROWSER))
   throw new Error('nginx is not installed (apt-get install -y nginx)')
-
-async function freePort(): Promise<number> {
-  const server = createServer()
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve))
-  const { port } = server.address() as { port: number }
-  await new Promise((resolve) => server.close(resolve))
-  return port
-}
-
-async function waitFor(url: string) {
-  for (let attempt = 0; attempt < 100; attempt++) {
-    try {
-      await fetch(url)
-      return
-    } catch {
-      await new Promise((resolve) => setTimeout(resolve, 100))
-    }
-  }
-  throw new Error(`${url} never answered`)
-}
 
 describe.runIf(nginx)(
   'two processes behind nginx, sticky on X-Sandbox-Id (docs/guide/scale-out.md)',
@@ -59,9 +28,6 @@ describe.runIf(nginx)(
 
     beforeAll(async () => {
       folder = await mkdtemp(join(tmpdir(), 'shop-sandbox-scale-'))
-      await mkdir(join(folder, 'tmp'))
-      const page = await readFile(join(repo, 'docs', 'guide', 'scale-out.md'), 'utf8')
-      const config = /```nginx\n([\s\S]*?)```/.exec(page)![1]!
       const [listen, one, two] = await Promise.all([freePort(), freePort(), freePort()])
       backends = [`http://127.0.0.1:${one}`, `http://127.0.0.1:${two}`]
       for (const port of [one, two]) {
@@ -70,17 +36,8 @@ describe.runIf(nginx)(
         })
         children.push(child)
       }
-      const local = config
-        .replace('127.0.0.1:4010', `127.0.0.1:${listen}`)
-        .replace('127.0.0.1:4011', `127.0.0.1:${one}`)
-        .replace('127.0.0.1:4012', `127.0.0.1:${two}`)
-      // As root, nginx's worker would otherwise run as nobody, who cannot use this folder.
-      const user = process.getuid?.() === 0 ? 'user root;\n' : ''
-      await writeFile(join(folder, 'nginx.conf'), `${user}${local}`)
       await Promise.all(backends.map((url) => waitFor(`${url}/__sandbox`)))
-      children.push(
-        spawn(nginx!, ['-p', folder, '-c', join(folder, 'nginx.conf')], { stdio: 'inherit' }),
-      )
+      children.push(await startNginx(folder, listen, [one, two]))
       front = `http://127.0.0.1:${listen}`
       await waitFor(`${front}/__sandbox`)
     }, 60_000)
