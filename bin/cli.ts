@@ -118,7 +118,8 @@ export async function runCli(argv: string[]): Promise<void> {
             demandOption: true,
           })
           .option('token', {
-            describe: "An admin's bearer token for the target",
+            describe:
+              "An admin's bearer token for the target (default: the API's fixed admin token, which only the sandbox accepts)",
             type: 'string',
           })
           .option('member-token', {

@@ -18,7 +18,10 @@ import type { Sandbox } from '../sandbox/create-sandbox.js'
 export interface CheckOptions {
   /** The API's base URL (with its base path), e.g. `https://staging.example.com/api`. */
   url: string
-  /** A bearer token of an admin account of the target. */
+  /**
+   * A bearer token of an admin account of the target (default: the API's first fixed admin
+   * token, what the sandbox itself accepts; a real API wants its own).
+   */
   token?: string
   /** A member's token: adds the probes of what members may not do (403). */
   memberToken?: string
@@ -72,10 +75,11 @@ export async function checkDrift(
   const timeoutMs = options.timeoutMs ?? 10_000
   const oracleAdmin = oracleToken(catalog, oracle, true)
   const oracleMember = oracleToken(catalog, oracle, false)
+  const adminToken = options.token ?? oracleAdmin
   const probes: ProbeResult[] = []
 
   async function target(path: string, ask: Ask = {}): Promise<Reply> {
-    const token = ask.token === undefined ? options.token : ask.token
+    const token = ask.token === undefined ? adminToken : ask.token
     const headers: Record<string, string> = { accept: 'application/json', ...ask.headers }
     if (token) headers.authorization = `Bearer ${token}`
     if (ask.body !== undefined) headers['content-type'] = 'application/json'
@@ -144,6 +148,10 @@ export async function checkDrift(
       const list = await listProbes(resource)
       lists.set(resource.name, list)
     }
+    if (!options.token && probes.some((probe) => /^status 401\b/.test(probe.drift[0] ?? '')))
+      report('(authentication)', [
+        `the target refuses the sandbox's own admin token (${adminToken}): give one of its own with --token`,
+      ])
     for (const resource of catalog.resources) {
       const records = lists.get(resource.name) ?? []
       await recordProbes(resource, records)

@@ -150,7 +150,8 @@ export function createApiSandbox<
     documents: (request, path) =>
       path === resolved.openApiPath ? openApiResponse(request, resolved) : null,
     onUnexpectedError: resolved.onUnexpectedError,
-    ...(resolved.passthrough ? { unmatched: passingThrough } : {}),
+    // A plain property, not a spread: this object is read on every request.
+    unmatched: resolved.passthrough ? passingThrough : undefined,
   }
   const answerRequest = (request: ApiRequest) => answer(host, request)
   const handleRequest = (request: ApiRequest) =>

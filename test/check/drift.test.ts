@@ -172,7 +172,8 @@ describe('shop-sandbox check (CONTRACT C4)', () => {
           resolve({ code: error ? Number(error.code) : 0, stdout, stderr }),
         ),
       )
-    const clean = await run(sandbox.url, '--token', tokens.token)
+    // Against the sandbox, no flag is needed: its own fixed admin token is the default.
+    const clean = await run(sandbox.url)
     expect(clean.code).toBe(0)
     expect(clean.stdout.trim().split('\n').at(-1)).toMatch(
       /^\d+ probes against http:\S+: no drift$/,
