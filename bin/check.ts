@@ -2,6 +2,7 @@ import { checkDrift, reportLines } from '../check/drift.js'
 import type { ApiDefinition } from '../resources/api.js'
 import type { AnyResourceDefinition } from '../resources/define.js'
 import { createApiSandbox } from '../sandbox/create-sandbox.js'
+import { optionTable } from '../sandbox/option-table.js'
 
 export interface CheckCommand {
   url: string
@@ -24,21 +25,20 @@ export const CHECK_EXIT = { clean: 0, drift: 1, unreachable: 2 } as const
  * per probe or difference, or the report as JSON; exit 0 clean, 1 drift, 2 unreachable.
  */
 export async function check(command: CheckCommand): Promise<void> {
-  let url: URL
-  try {
-    url = new URL(command.url)
-    if (url.protocol !== 'http:' && url.protocol !== 'https:') throw new TypeError()
-  } catch {
-    console.error(
-      `shop-sandbox check: the target must be an http:// or https:// URL, like https://staging.example.com, got '${command.url}'`,
-    )
+  // The same rules as the server's --proxy target and --base-path (sandbox/option-table.ts).
+  const url = optionTable.proxy.schema().safeParse(command.url)
+  const basePath = optionTable.basePath.schema().safeParse(command.basePath ?? '')
+  if (!url.success || !basePath.success) {
+    const problem = !url.success
+      ? `the target ${url.error.issues[0]!.message}, got '${command.url}'`
+      : `--base-path ${basePath.error!.issues[0]!.message}, got '${command.basePath}'`
+    console.error(`shop-sandbox check: ${problem}`)
     process.exitCode = CHECK_EXIT.unreachable
     return
   }
-  const basePath = (command.basePath ?? '').replace(/\/$/, '')
   const oracle = createApiSandbox({ api: command.api, resources: command.resources })
   const report = await checkDrift(oracle.options.catalog, oracle, {
-    url: `${url.origin}${url.pathname.replace(/\/$/, '')}${basePath}`,
+    url: `${url.data}${basePath.data}`,
     ...(command.token ? { token: command.token } : {}),
     ...(command.memberToken ? { memberToken: command.memberToken } : {}),
     writes: command.writes,

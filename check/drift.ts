@@ -2,6 +2,7 @@ import type * as z from 'zod'
 import type { Catalog, Resource } from '../resources/catalog.js'
 import type { Row } from '../resources/define.js'
 import { sortKey } from '../resources/list.js'
+import { isAdmin } from '../http/auth.js'
 import { apiRoutes } from '../http/routes.js'
 import type { Sandbox } from '../sandbox/create-sandbox.js'
 
@@ -479,8 +480,7 @@ function oracleToken(catalog: Catalog, oracle: Sandbox, admin: boolean): string 
   const { accounts } = catalog
   for (const { token, userId } of accounts.tokens) {
     const account = oracle.db.table(accounts.resource.name).get(userId) as Row | undefined
-    const isAdmin = accounts.role !== null && account?.[accounts.role.field] === accounts.role.admin
-    if (isAdmin === admin) return token
+    if (account !== undefined && isAdmin(accounts, account) === admin) return token
   }
   return null
 }
@@ -607,8 +607,8 @@ export function reportLines(report: CheckReport): string[] {
   if (!report.reachable) return [`shop-sandbox check: ${report.error}`]
   const lines: string[] = []
   for (const probe of report.probes) {
-    if (probe.ok) lines.push(`ok     ${probe.probe}`)
-    else for (const what of probe.drift) lines.push(`drift  ${probe.probe}: ${what}`)
+    if (probe.ok) lines.push(`ok:    ${probe.probe}`)
+    else for (const what of probe.drift) lines.push(`drift: ${probe.probe}: ${what}`)
   }
   const { probes, ok, drift } = report.summary
   lines.push(

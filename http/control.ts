@@ -1,5 +1,7 @@
 import * as z from 'zod'
 import type { Catalog } from '../resources/catalog.js'
+import type { Row } from '../resources/define.js'
+import { isAdmin } from './auth.js'
 import { checkSnapshot, documentSchemas } from '../resources/document.js'
 import type { QuerySchema } from '../resources/query.js'
 import { integerQuery, pagingSchema, parseQuery } from '../resources/query.js'
@@ -503,8 +505,8 @@ function apiInfo(catalog: Catalog, instance: SandboxInstance, basePath: string) 
     basePath,
     resources: catalog.resources.map(({ name, singular }) => ({ name, singular })),
     tokens: accounts.tokens.map(({ token, userId, description }) => {
-      const account = table.get(userId) as Record<string, unknown> | undefined
-      const admin = accounts.role !== null && account?.[accounts.role.field] === accounts.role.admin
+      const account = table.get(userId) as Row | undefined
+      const admin = account !== undefined && isAdmin(accounts, account)
       return { token, userId, ...(description ? { description } : {}), admin }
     }),
   }

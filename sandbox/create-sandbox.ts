@@ -237,7 +237,7 @@ const hosts = new WeakMap<Sandbox, PipelineHost>()
 export function setUnmatched(sandbox: Sandbox, unmatched: PipelineHost['unmatched']): void {
   const host = hosts.get(sandbox)
   if (!host) throw new TypeError('not a sandbox made by createSandbox')
-  ;(host as { unmatched?: PipelineHost['unmatched'] }).unmatched = unmatched
+  host.unmatched = unmatched
 }
 
 /** Stores an override in a sandbox; a RangeError past its bounds (--max-overrides, --overrides-bytes). */

@@ -44,29 +44,22 @@ await build({
   define: { 'import.meta.url': '__importMetaUrl' },
   banner: { js: `const __importMetaUrl = require('node:url').pathToFileURL(__filename).href;` },
 })
-await build({
-  stdin: { contents: `export { faker } from '${fakerModule}'`, resolveDir: '.' },
-  bundle: true,
-  outfile: join(out, 'vendor', 'faker.js'),
-  format: 'cjs',
-  platform: 'node',
-  target: 'node20',
-  minify: true,
-  legalComments: 'inline',
-  logLevel: 'warning',
-})
+/** A CommonJS bundle of an ESM-only module's exports, under dist/cjs/vendor/. */
+const vendor = (contents: string, file: string) =>
+  build({
+    stdin: { contents, resolveDir: '.' },
+    bundle: true,
+    outfile: join(out, 'vendor', file),
+    format: 'cjs',
+    platform: 'node',
+    target: 'node20',
+    minify: true,
+    legalComments: 'inline',
+    logLevel: 'warning',
+  })
+await vendor(`export { faker } from '${fakerModule}'`, 'faker.js')
 // faker's English locale alone (its definitions, no second Faker class), for seeders of your own.
-await build({
-  stdin: { contents: `export { en } from '@faker-js/faker'`, resolveDir: '.' },
-  bundle: true,
-  outfile: join(out, 'vendor', 'faker-en.js'),
-  format: 'cjs',
-  platform: 'node',
-  target: 'node20',
-  minify: true,
-  legalComments: 'inline',
-  logLevel: 'warning',
-})
+await vendor(`export { en } from '@faker-js/faker'`, 'faker-en.js')
 for (const file of all.filter((name) => name.endsWith('.d.ts'))) {
   const target = join(out, relative(dist, file))
   mkdirSync(dirname(target), { recursive: true })

@@ -1,6 +1,7 @@
 import type { IncomingMessage, ServerResponse } from 'node:http'
 import { mountConsole } from '../console/mount.js'
 import type { FrameHeaders } from './respond.js'
+import { sendPage } from './respond.js'
 
 /**
  * `GET /__sandbox/ui`: the sandbox console, one page and one script from the package (no CDN,
@@ -41,17 +42,11 @@ export function consolePage(): (
     } else if (path === '/__sandbox/ui/console.js') {
       ;[body, type] = [script, 'text/javascript; charset=utf-8']
     } else return false
-    res.writeHead(200, {
-      ...frame,
-      'content-type': type,
-      'content-length': Buffer.byteLength(body),
-      'cache-control': 'no-store',
+    sendPage(req, res, frame, type, body, {
       // Everything from this origin, nothing inline but styles: a page that steers the sandbox runs no foreign code.
       'content-security-policy':
         "default-src 'self'; style-src 'self' 'unsafe-inline'; img-src 'self' data: blob:; frame-ancestors 'none'",
-      'x-content-type-options': 'nosniff',
     })
-    res.end(req.method === 'HEAD' ? undefined : body)
     return true
   }
 }

@@ -3,6 +3,7 @@ import type { IncomingMessage, ServerResponse } from 'node:http'
 import { createRequire } from 'node:module'
 import { dirname, extname, join } from 'node:path'
 import type { FrameHeaders } from './respond.js'
+import { sendPage } from './respond.js'
 
 /** Folder of swagger-ui-dist, the reference page's viewer, served from node_modules (no CDN). */
 function swaggerUiFolder(): string {
@@ -63,9 +64,9 @@ export function docsPage(): (
   return (req, res, path, frame) => {
     if (req.method !== 'GET' && req.method !== 'HEAD') return false
     if (path === '/docs' || path === '/docs/') {
-      send(req, res, frame, types['.html']!, page)
+      sendPage(req, res, frame, types['.html']!, page, { 'cache-control': 'no-cache' })
     } else if (path === '/docs/init.js') {
-      send(req, res, frame, types['.js']!, init)
+      sendPage(req, res, frame, types['.js']!, init, { 'cache-control': 'no-cache' })
     } else if (path.startsWith('/docs/assets/') && assets.has(path.slice(13))) {
       const name = path.slice(13)
       folder ??= swaggerUiFolder()
@@ -75,7 +76,10 @@ export function docsPage(): (
         cache.set(name, file)
       }
       file.then(
-        (bytes) => send(req, res, frame, types[extname(name)]!, bytes, 'public, max-age=3600'),
+        (bytes) =>
+          sendPage(req, res, frame, types[extname(name)]!, bytes, {
+            'cache-control': 'public, max-age=3600',
+          }),
         () => {
           cache.delete(name)
           res.writeHead(404, frame).end()
@@ -86,21 +90,4 @@ export function docsPage(): (
     }
     return true
   }
-}
-
-function send(
-  req: IncomingMessage,
-  res: ServerResponse,
-  frame: FrameHeaders,
-  type: string,
-  body: string | Buffer,
-  cache = 'no-cache',
-): void {
-  res.writeHead(200, {
-    ...frame,
-    'content-type': type,
-    'content-length': Buffer.byteLength(body),
-    'cache-control': cache,
-  })
-  res.end(req.method === 'HEAD' ? undefined : body)
 }

@@ -1,6 +1,7 @@
 import type { IncomingMessage, ServerResponse } from 'node:http'
 import type { Sandbox } from '../sandbox/create-sandbox.js'
 import type { FrameHeaders } from './respond.js'
+import { sendPage } from './respond.js'
 
 const escapes: Record<string, string> = {
   '&': '&amp;',
@@ -105,16 +106,10 @@ export function landingPage(
     if (path !== '/' || (req.method !== 'GET' && req.method !== 'HEAD') || !wantsHtml(req))
       return false
     const body = landing(sandbox, `http://${req.headers.host ?? '127.0.0.1'}`)
-    res.writeHead(200, {
-      ...frame,
-      'content-type': 'text/html; charset=utf-8',
-      'content-length': Buffer.byteLength(body),
-      'cache-control': 'no-store',
+    sendPage(req, res, frame, 'text/html; charset=utf-8', body, {
       'content-security-policy':
         "default-src 'none'; style-src 'unsafe-inline'; connect-src 'self'; frame-ancestors 'none'",
-      'x-content-type-options': 'nosniff',
     })
-    res.end(req.method === 'HEAD' ? undefined : body)
     return true
   }
 }

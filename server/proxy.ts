@@ -4,6 +4,7 @@ import { request as httpsRequest } from 'node:https'
 import { brotliDecompressSync, gunzipSync, inflateSync } from 'node:zlib'
 import { ApiError } from '../contract/api-error.js'
 import type { ApiRequest, ApiResponse } from '../contract/exchange.js'
+import { SERVER_OWNED_HEADERS } from '../contract/headers.js'
 import { BODY_LIMIT } from '../http/body.js'
 import type { Seen } from '../http/steps/seen.js'
 import { bodyOf } from '../http/steps/seen.js'
@@ -17,21 +18,16 @@ import type { Recorder } from './record.js'
  * a recording hold the body itself.
  */
 
-/** Headers of one connection (RFC 9110 §7.6.1), and those the proxy sets itself. */
+/**
+ * Headers of one connection (RFC 9110 §7.6.1: the ones a server owns, and the proxy's own
+ * credentials), and those the proxy sets itself for the target.
+ */
 const HOP_BY_HOP: ReadonlySet<string> = new Set([
-  'connection',
-  'keep-alive',
+  ...SERVER_OWNED_HEADERS,
   'proxy-authenticate',
   'proxy-authorization',
-  'proxy-connection',
-  'te',
-  'trailer',
-  'transfer-encoding',
-  'upgrade',
   'host',
-  'content-length',
   'accept-encoding',
-  'content-encoding',
 ])
 
 /** The sandbox's own request headers: they steer the sandbox, not the real API. */
@@ -99,6 +95,27 @@ export interface Exchange {
   status: number
   headers: IncomingHttpHeaders
   body: Buffer
+  /** The body as UTF-8 text; null when it is not (an image). */
+  text: string | null
+  /** The body parsed, when it says it is JSON and is; else undefined. */
+  json: unknown
+}
+
+/** The body's text and, when it is declared JSON and parses, its value: read once per answer. */
+function readBody(body: Buffer, type: string | undefined): Pick<Exchange, 'text' | 'json'> {
+  let text: string | null = null
+  try {
+    text = new TextDecoder('utf-8', { fatal: true, ignoreBOM: true }).decode(body)
+  } catch {
+    return { text, json: undefined }
+  }
+  if (!/json/i.test(type ?? '')) return { text, json: undefined }
+  try {
+    return { text, json: JSON.parse(text) as unknown }
+  } catch {
+    // Declared JSON, but not: text.
+    return { text, json: undefined }
+  }
 }
 
 function exchange(
@@ -149,10 +166,12 @@ function exchange(
         settled = true
         clearTimeout(timer)
         try {
+          const body = decoded(Buffer.concat(chunks), incoming.headers['content-encoding'])
           resolve({
             status: incoming.statusCode ?? 502,
             headers: incoming.headers,
-            body: decoded(Buffer.concat(chunks), incoming.headers['content-encoding']),
+            body,
+            ...readBody(body, incoming.headers['content-type']),
           })
         } catch {
           reject(
@@ -210,31 +229,14 @@ function relayed(answer: Exchange): ApiResponse {
     headers[name] = text
     if (/[^\x00-\x7e]/.test(text)) latin1 = true
   }
-  let text: string | null = null
-  try {
-    text = new TextDecoder('utf-8', { fatal: true, ignoreBOM: true }).decode(answer.body)
-  } catch {
-    // Not UTF-8: relayed as bytes.
-  }
-  let code: number | null = null
-  if (text !== null && /json/i.test(headers['content-type'] ?? '')) {
-    try {
-      const parsed: unknown = JSON.parse(text)
-      if (
-        parsed &&
-        typeof parsed === 'object' &&
-        typeof (parsed as { code?: unknown }).code === 'number'
-      )
-        code = (parsed as { code: number }).code
-    } catch {
-      // Not JSON after all: relayed as it came.
-    }
-  }
+  const { text, json } = answer
+  // The business code, when the answer is an envelope (the journal shows it).
+  const code = (json as { code?: unknown } | null)?.code
   const noBody = answer.status === 204 || answer.status === 304 || answer.body.byteLength === 0
   return {
     status: answer.status,
     headers,
-    code,
+    code: typeof code === 'number' ? code : null,
     body: noBody ? null : text,
     ...(noBody || text !== null ? {} : { bytes: new Uint8Array(answer.body) }),
     ...(latin1 ? { latin1Headers: true } : {}),

@@ -194,24 +194,18 @@ function overrideOf(
   const response: Record<string, unknown> = { status: answer.status }
   if (Object.keys(headers).length > 0) response.headers = headers
   if (answer.body.byteLength > 0 && answer.status !== 204 && answer.status !== 304) {
-    let text: string
-    try {
-      text = new TextDecoder('utf-8', { fatal: true, ignoreBOM: true }).decode(answer.body)
-    } catch {
-      return null
-    }
+    if (answer.text === null) return null
+    let text = answer.text
     for (const secret of secrets) text = text.split(secret).join('***')
+    // JSON stays JSON, parsed again after the blanking (which could, in theory, have cut into
+    // a bare number: then it is kept as text).
     let json: unknown
-    let isJson = false
-    if (/json/i.test(headers['content-type'] ?? '')) {
-      try {
-        json = JSON.parse(text)
-        isJson = true
-      } catch {
-        // Declared JSON, but not: kept as text.
-      }
+    try {
+      json = answer.json === undefined ? undefined : (JSON.parse(text) as unknown)
+    } catch {
+      json = undefined
     }
-    if (isJson) response.body = json
+    if (json !== undefined) response.body = json
     else response.text = text
   }
   const entry: OverrideInput = {

@@ -63,6 +63,30 @@ export function sendAnswer(
   )
 }
 
+/**
+ * Sends one of the server's own pages or files (the landing page, the console, `/docs`): 200
+ * with its type and length after the frame's headers, and no body for HEAD. `headers` adds the
+ * page's own (its Content-Security-Policy); pages default to `no-store`.
+ */
+export function sendPage(
+  req: IncomingMessage,
+  res: ServerResponse,
+  frame: FrameHeaders,
+  type: string,
+  body: string | Buffer,
+  headers: Readonly<Record<string, string>> = {},
+): void {
+  res.writeHead(200, {
+    ...frame,
+    'content-type': type,
+    'content-length': Buffer.byteLength(body),
+    'cache-control': 'no-store',
+    'x-content-type-options': 'nosniff',
+    ...headers,
+  })
+  res.end(req.method === 'HEAD' ? undefined : body)
+}
+
 /** Sets the frame's headers on a response another writer (a page, MSW) will complete. */
 export function setFrame(res: ServerResponse, frame: FrameHeaders): void {
   for (const [name, value] of Object.entries(frame)) res.setHeader(name, value)
