@@ -1,4 +1,5 @@
-import { open, readFile, rename, rm } from 'node:fs/promises'
+import { constants } from 'node:fs'
+import { access, open, readFile, rename, rm } from 'node:fs/promises'
 import { basename, dirname, join } from 'node:path'
 import { headerNameProblem, headerValueProblem, SERVER_OWNED_HEADERS } from '../contract/headers.js'
 import type { OverrideInput } from '../state/overrides.js'
@@ -76,6 +77,15 @@ export class Recorder {
       const code = (error as NodeJS.ErrnoException).code
       if (code !== 'ENOENT')
         throw new TypeError(`cannot record to ${file}: ${code ?? error}`, { cause: error })
+    }
+    // Refused at start, not on every exchange: the folder must be there and writable.
+    try {
+      await access(dirname(file), constants.W_OK)
+    } catch (error) {
+      throw new TypeError(
+        `cannot record to ${file}: its folder ${dirname(file)} ${(error as NodeJS.ErrnoException).code === 'ENOENT' ? 'does not exist' : 'is not writable'}`,
+        { cause: error },
+      )
     }
     let entries: OverrideInput[] = []
     if (text !== null && text.trim() !== '') {

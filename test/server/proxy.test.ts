@@ -208,6 +208,12 @@ describe('--proxy (CONTRACT C4)', () => {
       /record: .*proxy/,
     )
     await expect(createSandboxServer({ port: 0, passthrough: true })).rejects.toThrow(/passthrough/)
+    const nowhere = join(folder, 'missing', 'r.json')
+    await expect(
+      createSandboxServer({ port: 0, proxy: upstreamUrl, record: nowhere }),
+    ).rejects.toThrow(
+      `cannot record to ${nowhere}: its folder ${join(folder, 'missing')} does not exist`,
+    )
   })
 })
 
