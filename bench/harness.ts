@@ -24,8 +24,8 @@ const built = new URL('./.build/', import.meta.url)
 
 /**
  * The package's Node entry as `npm run build` writes it: the sandbox server is measured as users
- * run it (`dist/`), not as the bench would bundle the sources (that bundle loads zod from
- * node_modules, and settled ~40 MB higher at 100,000 users in the same run).
+ * run it (`dist/`), not as the bench would bundle the sources (that bundle settled ~40 MB
+ * higher at 100,000 users in most starts; the cause is not pinned down).
  */
 const packageEntry: Plugin = {
   name: 'package-entry',
