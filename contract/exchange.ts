@@ -36,6 +36,11 @@ export interface ApiResponse {
    */
   bytes?: Uint8Array
   /**
+   * Every `Set-Cookie` line of the answer, each its own header (they cannot be joined into one
+   * value like other headers). Only a proxy target's answers have them; `headers` then holds none.
+   */
+  setCookies?: readonly string[]
+  /**
    * MSW handlers only: the request goes on to the network untouched (MSW's `passthrough()`),
    * for a request under the base path no route and no override answers (`passthrough` option).
    */

@@ -43,7 +43,12 @@ export function toFetchResponse(
   try {
     return new HttpResponse(response.bytes ?? response.body, {
       status: response.status,
-      headers: response.headers,
+      headers: response.setCookies
+        ? [
+            ...Object.entries(response.headers),
+            ...response.setCookies.map((line) => ['set-cookie', line] as [string, string]),
+          ]
+        : response.headers,
     })
   } catch (error) {
     onError(error)

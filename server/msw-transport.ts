@@ -63,7 +63,12 @@ export async function mswFrameOf(handlers: RequestHandler[]): Promise<Frame> {
         if (!response) return next()
         if (response.type === 'error') return drop(req, res)
         const body = Buffer.from(await response.arrayBuffer())
-        response.headers.forEach((value, name) => res.setHeader(name, value))
+        response.headers.forEach((value, name) => {
+          if (name !== 'set-cookie') res.setHeader(name, value)
+        })
+        // Each Set-Cookie stays a header of its own (set one by one, the last would win).
+        const cookies = response.headers.getSetCookie()
+        if (cookies.length > 0) res.setHeader('set-cookie', cookies)
         if (body.byteLength > 0 || response.status === 205)
           res.setHeader('content-length', body.byteLength)
         res.writeHead(response.status)

@@ -217,15 +217,17 @@ function decoded(body: Buffer, coding: string | undefined): Buffer {
 /** The target's answer as the pipeline's: UTF-8 text as `body`, anything else as `bytes`. */
 function relayed(answer: Exchange): ApiResponse {
   const headers: Record<string, string> = {}
+  let setCookies: readonly string[] | undefined
   let latin1 = false
   for (const [name, value] of Object.entries(answer.headers)) {
     if (value === undefined || HOP_BY_HOP.has(name)) continue
-    // Node splits only Set-Cookie into a list; a list joined would be one broken cookie.
-    const text = Array.isArray(value)
-      ? name === 'set-cookie'
-        ? value[0]!
-        : value.join(', ')
-      : value
+    // Node gives Set-Cookie as a list (joined, it would be one broken cookie): each is relayed.
+    if (name === 'set-cookie') {
+      setCookies = Array.isArray(value) ? value : [String(value)]
+      if (setCookies.some((line) => /[^\x00-\x7e]/.test(line))) latin1 = true
+      continue
+    }
+    const text = Array.isArray(value) ? value.join(', ') : value
     headers[name] = text
     if (/[^\x00-\x7e]/.test(text)) latin1 = true
   }
@@ -239,6 +241,7 @@ function relayed(answer: Exchange): ApiResponse {
     code: typeof code === 'number' ? code : null,
     body: noBody ? null : text,
     ...(noBody || text !== null ? {} : { bytes: new Uint8Array(answer.body) }),
+    ...(setCookies ? { setCookies } : {}),
     ...(latin1 ? { latin1Headers: true } : {}),
   }
 }

@@ -28,8 +28,9 @@ export function sendAnswer(
   }
   if (res.headersSent || res.destroyed) return
   // Added in place: building a spread copy here measured slower per request than the work it saves.
-  const headers: Record<string, string | number> = answer.headers
+  const headers: Record<string, string | number | string[]> = answer.headers
   for (const name in frame) headers[name] ??= frame[name]!
+  if (answer.setCookies) headers['set-cookie'] = [...answer.setCookies]
   if (answer.body !== null) headers['content-length'] = Buffer.byteLength(answer.body)
   else if (answer.bytes) headers['content-length'] = answer.bytes.byteLength
   // 205 has no content, and Node would frame it as a chunked body: zero, said outright.

@@ -234,7 +234,9 @@ export class Journal {
     entry.proxied = record.proxied === true
     entry.requestHeaders = record.requestHeaders
     // A copy: a transport adds its framing (length, CORS) to the answer's own object after this.
-    entry.responseHeaders = { ...answer.headers }
+    entry.responseHeaders = answer.setCookies
+      ? { ...answer.headers, 'set-cookie': answer.setCookies }
+      : { ...answer.headers }
     entry.bodyText = bodyText
     entry.cutFrom = cutFrom
     entry.responseKind = responseKind

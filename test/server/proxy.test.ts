@@ -1,15 +1,18 @@
-import type { IncomingMessage, Server, ServerResponse } from 'node:http'
+import type { IncomingMessage, OutgoingHttpHeaders, Server, ServerResponse } from 'node:http'
 import { createServer } from 'node:http'
 import { mkdtemp, readFile, rm } from 'node:fs/promises'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { gzipSync } from 'node:zlib'
+import { http, HttpResponse } from 'msw'
 import { setupServer } from 'msw/node'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { createSandbox } from '../../index.js'
 import type { SandboxServer } from '../../node/index.js'
 import { createSandboxServer } from '../../node/index.js'
+import { toFetchResponse } from '../../sandbox/msw-handlers.js'
 import { unhandledOptions } from '../../sandbox/unhandled.js'
+import { mswFrameOf } from '../../server/msw-transport.js'
 
 // CONTRACT C4: --proxy, --record, and MSW's passthrough, against a small upstream of our own.
 const admin = { authorization: 'Bearer sandbox-admin-token' }
@@ -21,7 +24,7 @@ const seen: Array<{ method: string; url: string; headers: IncomingMessage['heade
 function answer(req: IncomingMessage, res: ServerResponse, body: Buffer) {
   seen.push({ method: req.method!, url: req.url!, headers: req.headers })
   const url = new URL(req.url!, 'http://upstream')
-  const json = (status: number, value: unknown, headers: Record<string, string> = {}) => {
+  const json = (status: number, value: unknown, headers: OutgoingHttpHeaders = {}) => {
     res.writeHead(status, { 'content-type': 'application/json', ...headers })
     res.end(JSON.stringify(value))
   }
@@ -32,7 +35,7 @@ function answer(req: IncomingMessage, res: ServerResponse, body: Buffer) {
         { code: 0, message: 'success', data: { list: [{ id: 1, title: 'Q3' }], total: 1 } },
         {
           'x-upstream': 'yes',
-          'set-cookie': 'session=s3cr3t; HttpOnly',
+          'set-cookie': ['session=s3cr3t; HttpOnly', 'csrf=c5rf; Path=/'],
           'x-api-key': 'k-123',
           etag: '"r1"',
         },
@@ -105,6 +108,8 @@ describe('--proxy (CONTRACT C4)', () => {
     expect(reply.headers.get('x-upstream')).toBe('yes')
     expect(reply.headers.get('etag')).toBe('"r1"')
     expect(reply.headers.get('x-request-id')).toMatch(/^[0-9a-f-]{36}$/)
+    // Each cookie its own Set-Cookie line, as the target sent them.
+    expect(reply.headers.getSetCookie()).toEqual(['session=s3cr3t; HttpOnly', 'csrf=c5rf; Path=/'])
     expect(await reply.json()).toEqual({
       code: 0,
       message: 'success',
@@ -113,6 +118,7 @@ describe('--proxy (CONTRACT C4)', () => {
     expect(seen.at(-1)!.url).toBe('/v2/reports?year=2026')
     const journal = await (await fetch(`${server.url}/__sandbox/requests?order=desc`)).json()
     expect(journal.data.list[0]).toMatchObject({ path: '/reports', status: 200, proxied: true })
+    expect(journal.data.list[0].responseHeaders['set-cookie']).toBe('***')
     // The target's own 404 is relayed as it is.
     const missing = await fetch(`${server.url}/nowhere`)
     expect(missing.status).toBe(404)
@@ -173,6 +179,26 @@ describe('--proxy (CONTRACT C4)', () => {
     expect(await (await fetch(`${server.url}/reports`)).json()).toEqual({ stubbed: true })
     expect(seen.length).toBe(before)
     await fetch(`${server.url}/__sandbox/overrides`, { method: 'DELETE' })
+  })
+
+  it('--transport msw relays the same answer, every Set-Cookie line included', async () => {
+    const viaMsw = await createSandboxServer({
+      port: 0,
+      transport: 'msw',
+      proxy: `${upstreamUrl}/v2`,
+    })
+    try {
+      const reply = await fetch(`${viaMsw.url}/reports?year=2026`)
+      expect(reply.status).toBe(200)
+      expect(reply.headers.get('x-upstream')).toBe('yes')
+      expect(reply.headers.getSetCookie()).toEqual([
+        'session=s3cr3t; HttpOnly',
+        'csrf=c5rf; Path=/',
+      ])
+      expect((await reply.json()).data.total).toBe(1)
+    } finally {
+      await viaMsw.close()
+    }
   })
 
   it('a slow target: 504 / 50400 after --proxy-timeout', async () => {
@@ -280,5 +306,47 @@ describe('passthrough in MSW (tests, the browser)', () => {
     }
     const plain = createSandbox({ baseUrl: upstreamUrl })
     expect((await plain.fetch(`${upstreamUrl}/reports`)).status).toBe(404)
+  })
+})
+
+describe('several Set-Cookie lines stay several, on every writer', () => {
+  const lines = ['session=s3cr3t; HttpOnly', 'csrf=c5rf; Path=/']
+
+  it('an answer made for MSW (in-process, the browser)', () => {
+    const response = toFetchResponse({
+      status: 200,
+      headers: { 'content-type': 'application/json' },
+      body: '{}',
+      code: 0,
+      setCookies: lines,
+    })
+    expect(response.headers.getSetCookie()).toEqual(lines)
+    expect(response.headers.get('content-type')).toBe('application/json')
+  })
+
+  it('the msw transport’s adapter writing a Fetch answer to node:http', async () => {
+    const frame = await mswFrameOf([
+      http.get('*/cookies', () => {
+        const headers = new Headers()
+        for (const line of lines) headers.append('set-cookie', line)
+        return HttpResponse.json({ ok: true }, { headers })
+      }),
+    ])
+    const local = createServer((req, res) =>
+      frame(req, res, new URL(req.url!, `http://${req.headers.host}`), () => {
+        res.writeHead(404)
+        res.end()
+      }),
+    )
+    await new Promise<void>((resolve) => local.listen(0, '127.0.0.1', resolve))
+    try {
+      const { port } = local.address() as { port: number }
+      const reply = await fetch(`http://127.0.0.1:${port}/cookies`)
+      expect(reply.headers.getSetCookie()).toEqual(lines)
+      expect(await reply.json()).toEqual({ ok: true })
+    } finally {
+      local.closeAllConnections()
+      await new Promise((resolve) => local.close(resolve))
+    }
   })
 })
