@@ -272,7 +272,8 @@ const units: Record<string, number> = { us: 0.001, ms: 1, s: 1000, m: 60_000 }
 function parseWrk(report: string): LoadResult {
   const latency = (percent: number) => {
     const found = new RegExp(`^\\s*${percent}%\\s+([\\d.]+)(us|ms|s|m)\\s*$`, 'm').exec(report)
-    return found ? Number(found[1]) * units[found[2]!]! : Number.NaN
+    // In ms, to the microsecond wrk reports (574.00us is 0.574, not 0.5740000000000001).
+    return found ? Math.round(Number(found[1]) * units[found[2]!]! * 1000) / 1000 : Number.NaN
   }
   const count = (pattern: RegExp) =>
     [...report.matchAll(pattern)].reduce((sum, found) => sum + Number(found[1]), 0)
