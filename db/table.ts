@@ -239,10 +239,13 @@ export class Table<T extends Row, U extends string = never, G extends string = n
     return index
   }
 
-  /** Stores a new record under the next id and returns it; past {@link MAX_ID}, {@link IdsExhausted}. */
-  insert(values: Omit<T, 'id'>): T {
+  /**
+   * Stores a new record under the next id and returns it, `values` then `extra` (fields set
+   * last, such as timestamps: one copy, not two); past {@link MAX_ID}, {@link IdsExhausted}.
+   */
+  insert(values: Omit<T, 'id'>, extra?: Partial<T>): T {
     if (this.#nextId > MAX_ID) throw new IdsExhausted(this.name)
-    const made = { id: this.#nextId, ...values } as Record<string, unknown>
+    const made = { id: this.#nextId, ...values, ...extra } as Record<string, unknown>
     // The sequence's id always wins (id stays the first key): one among the values is ignored.
     made.id = this.#nextId
     const record = deepFreeze(made as unknown as T)
@@ -336,12 +339,18 @@ export class Table<T extends Row, U extends string = never, G extends string = n
     return bytes
   }
 
-  /** The first unique index where another record already holds `record`'s key, if any. */
-  conflict(record: T): { index: U; key: string; holder: number } | undefined {
+  /**
+   * The first unique index where another record than the one with id `id` (by default
+   * `record`'s own; 0 for one not stored yet) already holds `record`'s key, if any.
+   */
+  conflict(
+    record: T,
+    id: number = record.id,
+  ): { index: U; key: string; holder: number } | undefined {
     for (const [index, { index: unique, ids }] of this.#unique) {
       const key = unique.key(record)
       const holder = ids.get(key)
-      if (holder !== undefined && holder !== record.id) return { index, key, holder }
+      if (holder !== undefined && holder !== id) return { index, key, holder }
     }
     return undefined
   }

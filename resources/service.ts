@@ -40,10 +40,14 @@ export class DataService implements Data {
   create<T extends Row = Row>(name: string, input: Record<string, unknown>): T {
     const resource = this.catalog.get(name)
     const table = this.table<T>(name)
-    this.#assertUnique(resource, table, { id: 0, ...input } as unknown as T)
+    // Checked as a record no one holds yet (id 0), before the rules run.
+    this.#assertUnique(resource, table, input, 0)
     const values = resource.definition.rules?.create?.(input, this) ?? input
     const now = this.now()
-    return table.insert({ ...values, createdAt: now, updatedAt: now } as unknown as Omit<T, 'id'>)
+    return table.insert(
+      values as Omit<T, 'id'>,
+      { createdAt: now, updatedAt: now } as unknown as Partial<T>,
+    )
   }
 
   /**
@@ -58,7 +62,7 @@ export class DataService implements Data {
     const changed = rule ? (rule(current, changes, this) as T) : { ...current, ...changes }
     if (changed === current) return current
     const next = { ...changed, updatedAt: this.now() } as T
-    this.#assertUnique(resource, table, next)
+    this.#assertUnique(resource, table, next, next.id)
     return table.replace(next)
   }
 
@@ -81,9 +85,10 @@ export class DataService implements Data {
   #assertUnique<T extends Row>(
     resource: Resource,
     table: Table<T, string, string>,
-    record: T,
+    record: Readonly<Record<string, unknown>>,
+    id: number,
   ): void {
-    const conflict = table.conflict(record)
+    const conflict = table.conflict(record as T, id)
     if (conflict) throw resource.conflict(conflict.index, record[conflict.index])
   }
 }
