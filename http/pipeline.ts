@@ -115,7 +115,18 @@ function dispatch(
     host.settle(instance)
     throw error
   }
-  if (isPending(result)) return result.finally(() => host.settle(instance))
+  if (isPending(result))
+    // Not `finally`, which makes two more promises and callbacks per waiting request.
+    return result.then(
+      (response) => {
+        host.settle(instance)
+        return response
+      },
+      (error: unknown) => {
+        host.settle(instance)
+        throw error
+      },
+    )
   host.settle(instance)
   return result
 }
