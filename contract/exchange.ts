@@ -62,6 +62,11 @@ export interface ApiResponse {
   data?: unknown
 }
 
+/** Whether a header value holds characters past ASCII, so it goes out as Latin-1 (`latin1Headers`). */
+export function pastAscii(value: string): boolean {
+  return /[^\x00-\x7e]/.test(value)
+}
+
 /**
  * Whether an answer is still on its way (a promise) rather than ready. Checked as a thenable,
  * not with `instanceof Promise`: under a test runner's sandboxed globals (Jest's environments)

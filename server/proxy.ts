@@ -4,6 +4,7 @@ import { request as httpsRequest } from 'node:https'
 import { brotliDecompressSync, gunzipSync, inflateSync } from 'node:zlib'
 import { ApiError } from '../contract/api-error.js'
 import type { ApiRequest, ApiResponse } from '../contract/exchange.js'
+import { pastAscii } from '../contract/exchange.js'
 import { SERVER_OWNED_HEADERS } from '../contract/headers.js'
 import { BODY_LIMIT } from '../http/body.js'
 import type { Seen } from '../http/steps/seen.js'
@@ -224,12 +225,12 @@ function relayed(answer: Exchange): ApiResponse {
     // Node gives Set-Cookie as a list (joined, it would be one broken cookie): each is relayed.
     if (name === 'set-cookie') {
       setCookies = Array.isArray(value) ? value : [String(value)]
-      if (setCookies.some((line) => /[^\x00-\x7e]/.test(line))) latin1 = true
+      if (setCookies.some(pastAscii)) latin1 = true
       continue
     }
     const text = Array.isArray(value) ? value.join(', ') : value
     headers[name] = text
-    if (/[^\x00-\x7e]/.test(text)) latin1 = true
+    if (pastAscii(text)) latin1 = true
   }
   const { text, json } = answer
   // The business code, when the answer is an envelope (the journal shows it).

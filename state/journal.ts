@@ -400,7 +400,14 @@ function headerBytes(headers: HeaderRecord | undefined): number {
   if (!headers) return length
   for (const name in headers) {
     const value = headers[name]
-    length += name.length + 4 + (typeof value === 'string' ? value.length : 16)
+    length +=
+      name.length +
+      4 +
+      (typeof value === 'string'
+        ? value.length
+        : Array.isArray(value)
+          ? value.reduce((sum: number, line: string) => sum + line.length + 4, 0)
+          : 16)
   }
   return length
 }

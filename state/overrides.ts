@@ -7,6 +7,7 @@ import { statusHeaders } from '../contract/api-error.js'
 import { codeForStatus, codes } from '../contract/codes.js'
 import { JSON_CONTENT_TYPE } from '../contract/envelope.js'
 import type { ApiResponse } from '../contract/exchange.js'
+import { pastAscii } from '../contract/exchange.js'
 import { headerNameProblem, headerValueProblem, SERVER_OWNED_HEADERS } from '../contract/headers.js'
 import { MAX_DELAY_MS } from './runtime-config.js'
 
@@ -709,7 +710,7 @@ export function overrideAnswer(
       throw new Error(`override header ${name} cannot be sent`)
     // The server's answers vary by Origin (CORS): an override's own Vary keeps that.
     headers[lower] = lower === 'vary' && !/\borigin\b/i.test(value) ? `${value}, Origin` : value
-    if (/[^\x00-\x7e]/.test(value)) latin1 = true
+    if (pastAscii(value)) latin1 = true
   }
   const marks = latin1 ? { latin1Headers: true } : {}
   // Statuses that never carry content (RFC 9110: 204, 205 Reset Content, 304).
