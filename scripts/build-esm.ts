@@ -5,7 +5,9 @@
  * zod is bundled in, tree-shaken: loading it as a package costs a fresh test file more than
  * everything else the sandbox does before its first answer (its entry loads every one of its
  * ~45 locales, each a module Node reads, links and compiles; measured in the README's design
- * notes). The other dependencies and msw stay external: msw must be the app's own, faker is
+ * notes). So is fastest-levenshtein (~100 lines; as a CommonJS package Node resolves, reads and
+ * lexes it on every start, a few ms of a fresh test file's). The other dependencies and msw stay
+ * external: msw must be the app's own, faker is
  * loaded only to generate data (resources/seed-sources.ts), the rest only on the CLI's and the
  * server's paths.
  *
@@ -20,10 +22,11 @@ import { dirname, join, relative } from 'node:path'
 import type { PreparedSeed } from '../resources/seed.js'
 import { preparedSeedFiles, resolveSeedOptions, seedCatalog } from '../resources/seed.js'
 import { shopPreparedSeedFile } from '../shop/index.js'
+import { recordBundled } from './third-party.js'
 
 const dist = 'dist'
 /** The modules bundled into the package instead of loaded from node_modules. */
-const bundled = new Set(['zod'])
+const bundled = new Set(['zod', 'fastest-levenshtein'])
 const manifest = JSON.parse(readFileSync('package.json', 'utf8')) as {
   dependencies: Record<string, string>
   peerDependencies: Record<string, string>
@@ -66,6 +69,7 @@ const result = await build({
   metafile: true,
 })
 if (result.errors.length > 0) process.exit(1)
+recordBundled(result.metafile)
 
 // Replace tsc's per-module ESM output with the bundles; keep its declarations.
 function jsFiles(folder: string): string[] {
