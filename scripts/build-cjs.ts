@@ -11,6 +11,7 @@
 import { build } from 'esbuild'
 import { copyFileSync, mkdirSync, readdirSync, writeFileSync } from 'node:fs'
 import { dirname, join, relative } from 'node:path'
+import { recordBundled } from './third-party.js'
 
 const dist = 'dist'
 /** faker's module the seeder uses (ESM only): bundled for this build, required in its place. */
@@ -45,8 +46,8 @@ await build({
   banner: { js: `const __importMetaUrl = require('node:url').pathToFileURL(__filename).href;` },
 })
 /** A CommonJS bundle of an ESM-only module's exports, under dist/cjs/vendor/. */
-const vendor = (contents: string, file: string) =>
-  build({
+const vendor = async (contents: string, file: string) => {
+  const result = await build({
     stdin: { contents, resolveDir: '.' },
     bundle: true,
     outfile: join(out, 'vendor', file),
@@ -56,7 +57,10 @@ const vendor = (contents: string, file: string) =>
     minify: true,
     legalComments: 'inline',
     logLevel: 'warning',
+    metafile: true,
   })
+  recordBundled(result.metafile)
+}
 await vendor(`export { faker } from '${fakerModule}'`, 'faker.js')
 // faker's English locale alone (its definitions, no second Faker class), for seeders of your own.
 await vendor(`export { en } from '@faker-js/faker'`, 'faker-en.js')

@@ -1,4 +1,5 @@
 import { execFile } from 'node:child_process'
+import { readdir, readFile } from 'node:fs/promises'
 import { createRequire } from 'node:module'
 import { fileURLToPath } from 'node:url'
 import { promisify } from 'node:util'
@@ -36,6 +37,25 @@ describe('the built package', () => {
   ])('%s: another seed or other counts generate the same bytes as the source', (_, entry) => {
     for (const options of [{ seed: 7 }, { users: 3, products: 2, orders: 4 }]) {
       expect(JSON.stringify(entry.seedData(options))).toBe(JSON.stringify(seedData(options)))
+    }
+  })
+
+  it('carries the licence of every package it bundles (zod, fastest-levenshtein, faker)', async () => {
+    const notices = await readFile(`${dist}THIRD-PARTY-NOTICES.md`, 'utf8')
+    const chunks = await readdir(`${dist}chunks`)
+    const esmText = (
+      await Promise.all(chunks.map((file) => readFile(`${dist}chunks/${file}`, 'utf8')))
+    ).join('')
+    // Loaded from node_modules, the packages would be imported by name; bundled, they are not.
+    expect(esmText).not.toMatch(/from"(zod|fastest-levenshtein)"/)
+    for (const [name, licence] of [
+      ['zod', 'LICENSE'],
+      ['fastest-levenshtein', 'LICENSE.md'],
+      ['@faker-js/faker', 'LICENSE'],
+    ]) {
+      const text = await readFile(`${dist}../node_modules/${name}/${licence}`, 'utf8')
+      expect(notices).toContain(`## ${name} `)
+      expect(notices).toContain(text.trim())
     }
   })
 
