@@ -244,11 +244,28 @@ export class DataFile implements Persistence {
     this.#unsubscribe?.()
     clearTimeout(this.#idleTimer)
     clearTimeout(this.#retryTimer)
-    await this.#running
-    if (this.#logChanges > 0 || this.store.sequence > this.#durable) {
+    // A retry that was waiting is made now (a compaction waits while a retry is pending).
+    this.#retryTimer = undefined
+    await this.#idle()
+    // The file as this server last wrote it, or not: removed or edited meanwhile (and not yet
+    // looked at), it is checked and written again, so the next start finds what was acknowledged.
+    const onDisk = await this.#stat()
+    if (onDisk === null || this.#known === null || !same(onDisk, this.#known)) {
+      this.#checkEdit = true
+      this.#compactDue = true
+    }
+    // Requests still finishing may change data while the log is folded in: a few rounds, until
+    // a round leaves nothing behind (or the disk refuses: then the log keeps it).
+    for (
+      let round = 0;
+      round < 3 &&
+      (this.#compactDue || this.#logChanges > 0 || this.store.sequence > this.#durable);
+      round++
+    ) {
       this.#compactDue = true
       this.#kick()
-      await this.#running
+      await this.#idle()
+      if (this.#fileError !== null || this.#writeError !== null) break
     }
     const behind = this.#logChanges
     const lost = this.store.sequence > this.#durable
@@ -406,6 +423,11 @@ export class DataFile implements Persistence {
       if (name.startsWith(prefix) && name.endsWith('.tmp'))
         await rm(join(folder, name), { force: true })
     }
+  }
+
+  /** Resolves once no flush round runs (a round may start the next one before it ends). */
+  async #idle(): Promise<void> {
+    while (this.#running) await this.#running
   }
 
   /** Reads the file (and a log a crash left) into the store; `created` when there was no file. */
@@ -810,7 +832,17 @@ export class DataFile implements Persistence {
 
   /** The file or its folder changed: whether by hand is checked in turn with the writes. */
   #onFileChange(current: Stats | Known): void {
-    if (this.#closed || ('nlink' in current && current.nlink === 0)) return
+    if (this.#closed) return
+    if ('nlink' in current && current.nlink === 0) {
+      // Removed (or renamed away): the sandbox's data is what was acknowledged, so it is
+      // written to the file again rather than lost at the next start.
+      if (this.#known === null) return
+      this.#known = null
+      this.#print(`shop-sandbox: ${this.path} was removed; the sandbox writes its data to it again`)
+      this.#compactDue = true
+      this.#kick()
+      return
+    }
     if (this.#known !== null && same(current, this.#known)) return
     this.#checkEdit = true
     this.#kick()
@@ -835,8 +867,10 @@ export class DataFile implements Persistence {
     if (typeof parsed === 'string') {
       await this.#keepEdit(
         `was edited on disk but ${parsed}`,
-        'ignored: the sandbox keeps its data, and its next write replaces the file',
+        'ignored: the sandbox keeps its data and writes it to the file again',
       )
+      // Now, not at the next write: without one, the next start would find only the edit.
+      this.#compactDue = true
       return
     }
     // Checked again: a write may have come in while the file was read.

@@ -308,6 +308,62 @@ describe('the data file (CONTRACT C3, issue 15)', () => {
     await new Promise((resolve) => setTimeout(resolve, 1000))
     expect(await total()).toBe(10)
   })
+
+  it('an invalid hand edit is kept beside the file, and the file is written again at once: a restart finds every acknowledged write', async () => {
+    const folder = await tempDir()
+    const file = join(folder, 'data.json')
+    const server = await start(file)
+    for (const name of ['rep1', 'rep2']) expect((await create(server, name)).status).toBe(201)
+    await waitFor(async () => (await readFile(file, 'utf8')).includes('rep2'))
+    await writeFile(file, '{ this is garbage')
+    await waitFor(async () => (await readFile(file, 'utf8')).includes('rep2'))
+    expect((await readdir(folder)).some((name) => /^data\.edit-.*\.json$/.test(name))).toBe(true)
+    await server.close()
+    const again = await start(file)
+    const found = await fetch(`${again.url}/users?keyword=rep&fields=name`, { headers: admin })
+    expect((await found.json()).data.list).toEqual([{ name: 'rep1' }, { name: 'rep2' }])
+  })
+
+  it('a data file removed while the server runs is written again with everything acknowledged', async () => {
+    const file = join(await tempDir(), 'data.json')
+    const server = await start(file)
+    for (const name of ['kept1', 'kept2', 'kept3'])
+      expect((await create(server, name)).status).toBe(201)
+    await waitFor(async () => (await readFile(file, 'utf8')).includes('kept3'))
+    await rm(file)
+    await waitFor(async () =>
+      readFile(file, 'utf8').then(
+        (text) => text.includes('kept3'),
+        () => false,
+      ),
+    )
+    // Removed again right before the stop: the stop writes it.
+    await rm(file)
+    await server.close()
+    expect(JSON.parse(await readFile(file, 'utf8')).users.length).toBe(53)
+  })
+
+  it('a stop while writes keep coming folds them all in and ends cleanly: no exit error, nothing acknowledged missing', async () => {
+    const file = join(await tempDir(), 'data.json')
+    const server = await start(file)
+    let acknowledged = 0
+    const writers = Array.from({ length: 8 }, async (_, writer) => {
+      for (let i = 0; i < 5000; i++) {
+        const reply = await create(server, `w${writer}-${i}`).catch(() => null)
+        if (reply?.status !== 201) return
+        acknowledged++
+      }
+    })
+    await new Promise((resolve) => setTimeout(resolve, 400))
+    const started = Date.now()
+    await expect(server.close()).resolves.toBeUndefined()
+    // Drained, not cut off after the shutdown limit (5 s): keep-alive connections are closed.
+    expect(Date.now() - started).toBeLessThan(3000)
+    await Promise.all(writers)
+    const saved = JSON.parse(await readFile(file, 'utf8'))
+    expect(acknowledged).toBeGreaterThan(10)
+    expect(saved.users.length).toBeGreaterThanOrEqual(50 + acknowledged)
+  })
 })
 
 describe('signals', () => {
