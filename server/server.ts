@@ -155,7 +155,7 @@ export async function createApiSandboxServer(
     : null
   const outcome = dataFile ? await dataFile.open(sandboxOptions.onProgress) : null
   if (dataFile) sandbox.instance().persistence = dataFile
-  const listener = requestListener(sandbox, {
+  const listening: ListenerOptions = {
     bodies: new BodyBudget(
       inFlightBodyBytes ?? Math.min(128 * 1024 * 1024, Math.floor(heapShare() / 2)),
     ),
@@ -163,7 +163,9 @@ export async function createApiSandboxServer(
     hosts: hostGuard(allowedHosts, host),
     log: log ? requestLog(log) : undefined,
     msw: transport === 'msw' ? await (await import('./msw-transport.js')).mswFrame(sandbox) : null,
-  })
+    draining: false,
+  }
+  const listener = requestListener(sandbox, listening)
   const server = createServer(
     {
       headersTimeout: limits.headersMs,
@@ -210,10 +212,15 @@ export async function createApiSandboxServer(
     dataFile: outcome,
     close() {
       closing ??= (async () => {
+        // Node keeps serving new requests on a busy keep-alive connection after close(): from
+        // now on every answer says `Connection: close`, and a connection is closed once idle.
+        listening.draining = true
         const closed = new Promise<void>((resolve) => server.close(() => resolve()))
         server.closeIdleConnections()
+        const idle = setInterval(() => server.closeIdleConnections(), 50)
         const force = setTimeout(() => server.closeAllConnections(), limits.shutdownMs)
         await closed
+        clearInterval(idle)
         clearTimeout(force)
         await recorder?.flush()
         await dataFile?.close()
@@ -231,6 +238,8 @@ interface ListenerOptions {
   log: ReturnType<typeof requestLog> | undefined
   /** The `msw` transport's frame, or null for the lean path. */
   msw: Frame | null
+  /** The server is closing: answers close their connection. */
+  draining: boolean
 }
 
 /**
@@ -279,6 +288,7 @@ function requestListener(sandbox: Sandbox, options: ListenerOptions) {
     req.headers['x-request-id'] = id
     // The headers every answer carries are collected, not set: an answer writes all at once.
     const frame: Record<string, string> = { 'x-request-id': id }
+    if (options.draining) frame.connection = 'close'
     const url = requestUrl(req.url)
     if (!url) {
       const error = ApiError.of('invalidParameter', 'the request target is not a valid path')
