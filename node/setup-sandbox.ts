@@ -1,6 +1,9 @@
 import type { SetupServer } from 'msw/node'
 import { setupServer } from 'msw/node'
+import type { ApiDefinition } from '../resources/api.js'
+import type { AnyResourceDefinition } from '../resources/define.js'
 import type { Sandbox } from '../sandbox/create-sandbox.js'
+import type { SandboxOptions } from '../sandbox/options.js'
 import type { ShopSandboxOptions } from '../shop/defaults.js'
 import { createSandbox } from '../shop/defaults.js'
 import type { shopResources } from '../shop/index.js'
@@ -21,12 +24,13 @@ export interface SandboxListenOptions {
  * also reachable as `server` and `sandbox`. `listen()` takes either name of the
  * unhandled-request option, and `close()` may be called twice.
  */
-export type SetupSandboxResult = Omit<SetupServer, 'listen'> &
-  Sandbox<typeof shopResources> & {
-    listen(options?: SandboxListenOptions): void
-    server: SetupServer
-    sandbox: Sandbox<typeof shopResources>
-  }
+export type SetupSandboxResult<D extends readonly AnyResourceDefinition[] = typeof shopResources> =
+  Omit<SetupServer, 'listen'> &
+    Sandbox<D> & {
+      listen(options?: SandboxListenOptions): void
+      server: SetupServer
+      sandbox: Sandbox<D>
+    }
 
 /**
  * A sandbox wired into MSW's `setupServer`, for Vitest and Jest.
@@ -37,7 +41,21 @@ export type SetupSandboxResult = Omit<SetupServer, 'listen'> &
  * afterEach(() => sandbox.reset())
  * afterAll(() => sandbox.close())
  */
-export function setupSandbox(options: ShopSandboxOptions = {}): SetupSandboxResult {
+export function setupSandbox<const R extends readonly AnyResourceDefinition[] = []>(
+  options?: ShopSandboxOptions<R>,
+): SetupSandboxResult<[...typeof shopResources, ...R]>
+export function setupSandbox<
+  const A extends ApiDefinition,
+  const R extends readonly AnyResourceDefinition[] = [],
+>(
+  options: SandboxOptions<A> & { api: A; resources?: R },
+): SetupSandboxResult<[...A['resources'], ...R]>
+export function setupSandbox(
+  options?: SandboxOptions & { api?: ApiDefinition },
+): SetupSandboxResult<readonly AnyResourceDefinition[]>
+export function setupSandbox(
+  options: SandboxOptions & { api?: ApiDefinition } = {},
+): SetupSandboxResult<readonly AnyResourceDefinition[]> {
   const sandbox = createSandbox(options)
   const server = setupServer(...sandbox.handlers)
   const listen = server.listen.bind(server)
@@ -58,5 +76,5 @@ export function setupSandbox(options: ShopSandboxOptions = {}): SetupSandboxResu
       listening = false
       close()
     },
-  }) as unknown as SetupSandboxResult
+  }) as unknown as SetupSandboxResult<readonly AnyResourceDefinition[]>
 }

@@ -1,7 +1,15 @@
 import { describe, expectTypeOf, it } from 'vitest'
 import * as z from 'zod'
 import type { Order, Product, User } from '../../index.js'
-import { createSandbox, defineResource, idSchema, readOnly, timestampSchema } from '../../index.js'
+import {
+  createSandbox,
+  defineApi,
+  defineResource,
+  idSchema,
+  readOnly,
+  timestampSchema,
+} from '../../index.js'
+import { setupSandbox } from '../../node/index.js'
 
 /**
  * What the types of a definition catch before anything runs (issue 31): these lines are checked
@@ -135,5 +143,36 @@ describe('the data of a sandbox is typed exactly', () => {
     expectTypeOf(sandbox.db.tags.get(1)).toEqualTypeOf<Tag | undefined>()
     expectTypeOf(sandbox.db.users.get(1)).toEqualTypeOf<User | undefined>()
     expectTypeOf(sandbox.snapshot().nextIds.tags).toEqualTypeOf<number>()
+  })
+
+  it('the same with setupSandbox (shop-sandbox/node): resources of your own, or an API of your own', () => {
+    const tags = defineResource({
+      name: 'tags',
+      singular: 'tag',
+      schema: tagSchema,
+      list: { sortable: ['id'] },
+      seed,
+    })
+    // Checked by tsc only (never called: the API below is a sketch, not a valid one).
+    void (() => {
+      const withTags = setupSandbox({ resources: [tags] })
+      expectTypeOf(withTags.db.tags.get(1)).toEqualTypeOf<Tag | undefined>()
+      expectTypeOf(withTags.sandbox.db.tags.get(1)).toEqualTypeOf<Tag | undefined>()
+      expectTypeOf(withTags.db.users.get(1)).toEqualTypeOf<User | undefined>()
+      const own = setupSandbox({
+        api: defineApi({
+          title: 'Tags',
+          resources: [tags],
+          accounts: { resource: tags, login: 'slug', password: 'password' },
+        }),
+      })
+      expectTypeOf(own.db.tags.get(1)).toEqualTypeOf<Tag | undefined>()
+      // @ts-expect-error: an API of your own has no users unless it defines them
+      void own.db.users
+      const shop = setupSandbox()
+      expectTypeOf(shop.db.users.get(1)).toEqualTypeOf<User | undefined>()
+      // @ts-expect-error: no table of that name
+      void shop.db.tags
+    })
   })
 })
