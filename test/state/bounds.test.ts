@@ -1,3 +1,6 @@
+import { execFile } from 'node:child_process'
+import { fileURLToPath } from 'node:url'
+import { promisify } from 'node:util'
 import { describe, expect, it } from 'vitest'
 import type { SandboxOptions } from '../../index.js'
 import { createSandbox } from '../../index.js'
@@ -54,6 +57,31 @@ describe('CONTRACT C3: bounds in bytes as well as counts', () => {
     expect(entry.requestBody).toMatch(
       /^\{"email":"x@example.com","password":"\[redacted\]","pad":"x+…\[cut: 9\d{5} characters in all\]$/,
     )
+  })
+
+  it('what the journal keeps of a cut body is only the cut: big bodies in its entries hold no more memory than the cuts', async () => {
+    // In a process of its own, so that its heap can be measured after a full collection.
+    const dist = fileURLToPath(new URL('../../dist/index.js', import.meta.url))
+    const { stdout } = await promisify(execFile)(process.execPath, [
+      '--expose-gc',
+      '--input-type=module',
+      '-e',
+      `const { createSandbox } = await import(${JSON.stringify(dist)})
+const sandbox = createSandbox({ users: 5, products: 3, orders: 4 })
+const body = JSON.stringify({ name: 'n'.repeat(1_000_000), email: 'x@example.com' })
+const send = () => sandbox.fetch('http://sandbox.test/users', { method: 'POST', headers: { authorization: 'Bearer sandbox-admin-token', 'content-type': 'application/json' }, body })
+await send()
+globalThis.gc()
+const before = process.memoryUsage().heapUsed
+for (let i = 0; i < 40; i++) if ((await send()).status !== 422) throw new Error('not 422')
+globalThis.gc()
+console.log(JSON.stringify({ grown: process.memoryUsage().heapUsed - before, kept: sandbox.requests().length }))`,
+    ])
+    const { grown, kept } = JSON.parse(stdout)
+    expect(kept).toBe(41)
+    // 40 bodies of 1 MB were sent; the journal keeps 40 cuts of 16 KB (when each kept its whole
+    // body, the heap grew by 40 MB).
+    expect(grown).toBeLessThan(8_000_000)
   })
 
   it('past journalSize the oldest requests go first; ids keep counting and the order stays oldest first', async () => {
