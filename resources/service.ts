@@ -66,19 +66,49 @@ export class DataService implements Data {
     return table.replace(next)
   }
 
-  /** Deletes a record, and first every record pointing at it (each through its own rules). */
+  /**
+   * Deletes a record, and first every record pointing at it (each through its own rules), depth
+   * first. Without recursion, and each record once: a long chain of records pointing at each
+   * other, or a cycle (a tree whose parent links were made to loop), must not overflow the stack.
+   */
   remove<T extends Row = Row>(name: string, record: T): void {
-    const resource = this.catalog.get(name)
-    for (const { resource: dependent, link } of resource.dependents) {
-      const table = this.table(dependent.name)
-      const pointing = link.field
-        ? table.group(link.field, record.id).map((id) => table.get(id)!)
-        : // A rare admin action: scanning beats keeping a reverse index of every link in memory.
-          table.all().filter((other) => [...link.ids!(other)].some(([, id]) => id === record.id))
-      for (const other of pointing) this.remove(dependent.name, other)
+    const seen = new Set<string>([`${name}/${record.id}`])
+    const stack: Array<{ name: string; id: number; expanded: boolean }> = [
+      { name, id: record.id, expanded: false },
+    ]
+    while (stack.length > 0) {
+      const top = stack.at(-1)!
+      const resource = this.catalog.get(top.name)
+      if (!top.expanded) {
+        top.expanded = true
+        const found: Array<{ name: string; id: number; expanded: boolean }> = []
+        for (const { resource: dependent, link } of resource.dependents) {
+          const table = this.table(dependent.name)
+          const pointing = link.field
+            ? table.group(link.field, top.id)
+            : // A rare admin action: scanning beats keeping a reverse index of every link in memory.
+              table
+                .all()
+                .filter((other) => [...link.ids!(other)].some(([, id]) => id === top.id))
+                .map((other) => other.id)
+          for (const id of pointing) {
+            const key = `${dependent.name}/${id}`
+            if (seen.has(key)) continue
+            seen.add(key)
+            found.push({ name: dependent.name, id, expanded: false })
+          }
+        }
+        // Pushed last first, so they are removed in the order they were found.
+        for (let index = found.length - 1; index >= 0; index--) stack.push(found[index]!)
+        continue
+      }
+      stack.pop()
+      // As it is now: a rule run for another record may have changed it.
+      const current = this.table(top.name).get(top.id)
+      if (!current) continue
+      resource.definition.rules?.remove?.(current as never, this)
+      this.table(top.name).delete(top.id)
     }
-    resource.definition.rules?.remove?.(record as never, this)
-    this.table(name).delete(record.id)
   }
 
   /** 409 with the resource's code when another record holds one of `record`'s unique keys. */
