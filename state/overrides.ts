@@ -1,7 +1,7 @@
 import * as z from 'zod'
 import { documented } from '../contract/registry.js'
 import { describeIssues, distinctIssues } from '../contract/issues.js'
-import { jsonFootprint } from '../contract/json-size.js'
+import { jsonFootprint, notJson } from '../contract/json-size.js'
 import { once } from '../contract/once.js'
 import { statusHeaders } from '../contract/api-error.js'
 import { codeForStatus, codes } from '../contract/codes.js'
@@ -65,6 +65,13 @@ const requestHeadersSchema = z
     }
   })
 
+/** Any JSON value: over HTTP it always is; `sandbox.override()` in code may be given anything. */
+const jsonValue = () =>
+  z.unknown().superRefine((value, context) => {
+    const problem = notJson(value)
+    if (problem) context.addIssue({ code: 'custom', message: `must be JSON: ${problem}` })
+  })
+
 /**
  * What an override answers (CONTRACT C2): an envelope (`status` with `code`, `message`, `data`),
  * a raw JSON `body`, or a dropped connection (`drop: true`); `headers` and `delayMs` with any.
@@ -85,8 +92,8 @@ const overrideResponseSchema = once(() =>
           description: 'The business code; default: the B5 code of the status.',
         }).optional(),
         message: z.string().max(2000).optional(),
-        data: documented(z.unknown(), { description: 'The `data` of a 2xx envelope.' }).optional(),
-        body: documented(z.unknown(), {
+        data: documented(jsonValue(), { description: 'The `data` of a 2xx envelope.' }).optional(),
+        body: documented(jsonValue(), {
           description: 'Any JSON, sent as it is instead of an envelope.',
         }).optional(),
         text: documented(z.string(), {
@@ -203,12 +210,15 @@ export const overrideInputSchema = once(() =>
             'Every listed request header must be present with this value (names case-insensitive).',
         }),
         body: documented(
-          z
-            .unknown()
-            .refine(
-              (value) => (JSON.stringify(value) ?? '').length <= MAX_BODY_CONDITION,
-              `must be at most ${MAX_BODY_CONDITION} characters of JSON`,
-            ),
+          z.unknown().superRefine((value, context) => {
+            const problem = notJson(value)
+            if (problem) context.addIssue({ code: 'custom', message: `must be JSON: ${problem}` })
+            else if ((JSON.stringify(value) ?? '').length > MAX_BODY_CONDITION)
+              context.addIssue({
+                code: 'custom',
+                message: `must be at most ${MAX_BODY_CONDITION} characters of JSON`,
+              })
+          }),
           {
             description:
               "The request's JSON body must contain this value: every key of an object present with a matching value, recursively; arrays and scalars equal.",

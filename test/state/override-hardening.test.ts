@@ -111,6 +111,33 @@ describe('overrides are validated field by field (422 naming the field)', () => 
       createSandbox({ overrides: [{ path: '/users', response: { status: 99 } }] }),
     ).toThrow('Invalid override overrides[0]: response.status: must be from 200 to 599')
   })
+
+  it('sandbox.override() refuses what JSON cannot carry, naming where it is: the routes answer on', async () => {
+    const cases: Array<[unknown, string]> = [
+      [
+        { response: { status: 200, data: 1n } },
+        'response.data: must be JSON: a bigint is not JSON',
+      ],
+      [{ response: { status: 200, data: () => 1 } }, 'response.data: must be JSON: a function'],
+      [
+        { response: { status: 200, data: { list: [1, { at: new Date(0) }] } } },
+        'response.data: must be JSON: a Date at .list[1].at is not JSON',
+      ],
+      [
+        { response: { status: 200, body: { n: Number.NaN } } },
+        'response.body: must be JSON: NaN at .n',
+      ],
+      [{ body: { qty: 2n }, response: { status: 200 } }, 'body: must be JSON: a bigint at .qty'],
+    ]
+    for (const [input, message] of cases)
+      expect(() => sandbox.override({ path: '/users', ...(input as object) } as never)).toThrow(
+        `Invalid override: ${message}`,
+      )
+    expect(sandbox.overrides).toEqual([])
+    const users = await call('GET', '/users')
+    expect(users.status).toBe(200)
+    expect(users.body.data.list.length).toBeGreaterThan(0)
+  })
 })
 
 describe('overrides match the paths the router accepts', () => {
