@@ -118,6 +118,81 @@ export function codeResolver(api: ApiDefinition) {
  * Checks one definition in the context of its API (the names of every resource, its codes);
  * throws a TypeError naming the resource and the field. Returns the schema's field names.
  */
+/** What a record field could be instead of a type JSON has no place for. */
+const JSON_INSTEAD: Record<string, string> = {
+  bigint: 'z.int() (or a string of digits)',
+  date: 'z.iso.datetime() (an ISO 8601 string)',
+  map: 'z.record()',
+  set: 'z.array()',
+  nan: 'z.number()',
+}
+
+/** zod's types whose values JSON.stringify cannot send as given. */
+const NOT_JSON = new Set([
+  'bigint',
+  'symbol',
+  'date',
+  'map',
+  'set',
+  'nan',
+  'promise',
+  'function',
+  'void',
+  'file',
+])
+
+/**
+ * The first field (a path, e.g. `price.amount`) of a record schema whose values JSON cannot
+ * carry, as its output is stored and answered, or null. Checked when a sandbox is made: such a
+ * field would fail only when the first record is sent (a 500).
+ */
+function notJsonType(schema: z.ZodType): { path: string; type: string } | null {
+  const seen = new Set<unknown>()
+  const stack: Array<[z.ZodType, string]> = [[schema, '']]
+  while (stack.length > 0) {
+    const [current, path] = stack.pop()!
+    if (seen.has(current)) continue
+    seen.add(current)
+    const def = (
+      current as unknown as { _zod: { def: Record<string, unknown> & { type: string } } }
+    )._zod.def
+    if (NOT_JSON.has(def.type)) return { path: path.slice(1), type: def.type }
+    const inner = (child: unknown, suffix = '') =>
+      child && stack.push([child as z.ZodType, `${path}${suffix}`])
+    switch (def.type) {
+      case 'object':
+        for (const [key, child] of Object.entries(def.shape as Record<string, unknown>))
+          inner(child, `.${key}`)
+        break
+      case 'array':
+        inner(def.element, '[]')
+        break
+      case 'record':
+        inner(def.valueType, '.*')
+        break
+      case 'tuple':
+        for (const [index, child] of (def.items as unknown[]).entries()) inner(child, `[${index}]`)
+        inner(def.rest, '[]')
+        break
+      case 'union':
+        for (const option of def.options as unknown[]) inner(option)
+        break
+      case 'intersection':
+        inner(def.left)
+        inner(def.right)
+        break
+      case 'pipe':
+        // What is stored is the pipe's output.
+        inner(def.out)
+        break
+      default:
+        // optional, nullable, default, prefault, catch, readonly, nonoptional.
+        inner(def.innerType)
+    }
+  }
+  return null
+}
+
 export function checkDefinition(
   definition: AnyResourceDefinition,
   place: string,
@@ -166,6 +241,12 @@ export function checkDefinition(
   const id = shape.id
   if (!id || !id.safeParse(1).success || id.safeParse(1.5).success || id.safeParse('1').success)
     fail(at('schema.id'), 'must be an integer field, e.g. id: readOnly(idSchema)')
+  const unsendable = notJsonType(schema)
+  if (unsendable)
+    fail(
+      at(`schema.${unsendable.path}`),
+      `is a ${unsendable.type}, which JSON cannot carry (records are sent and kept as JSON); use ${JSON_INSTEAD[unsendable.type] ?? 'a JSON type'}`,
+    )
 
   if (definition.unique !== undefined) {
     if (!isObject(definition.unique)) fail(at('unique'), 'must be an object of field: { conflict }')

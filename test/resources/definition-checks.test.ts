@@ -124,6 +124,36 @@ describe('definition-time checks: each misuse is a TypeError naming the resource
       'tags.list.keyword: must be a function',
     ],
     [
+      'a keyword returning something else than text',
+      { list: { sortable: ['id'], keyword: (tag: { id: number }) => tag.id } },
+      'tags.list.keyword: must return the text keyword searches (a string); it returned number for record 1',
+    ],
+    [
+      'a field JSON cannot carry (a bigint)',
+      { schema: tagSchema.extend({ weight: z.bigint().optional() }) },
+      'tags.schema.weight: is a bigint, which JSON cannot carry (records are sent and kept as JSON); use z.int()',
+    ],
+    [
+      'a Date deep in a field',
+      { schema: tagSchema.extend({ meta: z.object({ at: z.array(z.date()) }).optional() }) },
+      'tags.schema.meta.at[]: is a date, which JSON cannot carry',
+    ],
+    [
+      'seeded records whose links lead nowhere',
+      {
+        schema: tagSchema.extend({ ownerId: z.int().optional() }),
+        links: [{ resource: 'users', field: 'ownerId' }],
+        seed: {
+          count: 2,
+          generate: () => [
+            { slug: 'a', label: 'A', createdAt: at, updatedAt: at },
+            { slug: 'b', label: 'B', ownerId: 99_999, createdAt: at, updatedAt: at },
+          ],
+        },
+      },
+      'tags.seed.generate: record 2: ownerId: user 99999 does not exist',
+    ],
+    [
       'a negative seed count',
       { seed: { ...tags.seed, count: -1 } },
       'tags.seed.count: must be an integer of at least 0',
