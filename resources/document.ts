@@ -117,8 +117,10 @@ export function checkDocument(
     })
     if (problem) return { ok: false, problem }
   }
-  const problem = links(catalog, document)
-  return problem ? { ok: false, problem } : { ok: true, document }
+  const problem = linkProblem(catalog, document)
+  return problem
+    ? { ok: false, problem: `${problem.name}[${problem.index}].${problem.problem}` }
+    : { ok: true, document }
 }
 
 /** `a, b and c`. */
@@ -145,8 +147,17 @@ function uniqueness(
   return undefined
 }
 
-/** The first link leading nowhere, or a record failing its resource's own check. */
-function links(catalog: Catalog, document: Readonly<Record<string, Row[]>>): string | undefined {
+/**
+ * The first link leading nowhere, or a record failing its resource's own check: where (the
+ * resource and the record's index) and what, e.g. `userId: user 9 does not exist`. An empty
+ * link (an optional field left out, or null) leads nowhere on purpose. `limit`: records looked
+ * at per resource (a seeder's mistake shows in its first records).
+ */
+export function linkProblem(
+  catalog: Catalog,
+  document: Readonly<Record<string, readonly Row[]>>,
+  limit = Number.POSITIVE_INFINITY,
+): { name: string; index: number; problem: string } | undefined {
   const ids = new Map<string, Set<number>>()
   const idsOf = (name: string) => {
     let set = ids.get(name)
@@ -156,19 +167,22 @@ function links(catalog: Catalog, document: Readonly<Record<string, Row[]>>): str
   for (const { name, definition } of catalog.resources) {
     const { links = [], rules } = definition
     if (links.length === 0 && !rules?.check) continue
-    for (const [index, record] of document[name]!.entries()) {
+    const records = document[name]!
+    for (let index = 0; index < Math.min(records.length, limit); index++) {
+      const record = records[index]!
       for (const link of links) {
         const target = catalog.get(nameOf(link.resource))
         const pointers: Iterable<[string, number]> = link.field
           ? [[link.field, record[link.field] as number]]
           : link.ids!(record)
         for (const [path, id] of pointers) {
+          if (id === undefined || id === null) continue
           if (!idsOf(target.name).has(id))
-            return `${name}[${index}].${path}: ${target.singular} ${id} does not exist`
+            return { name, index, problem: `${path}: ${target.singular} ${id} does not exist` }
         }
       }
       const problem = rules?.check?.(record)
-      if (problem) return `${name}[${index}].${problem}`
+      if (problem) return { name, index, problem }
     }
   }
   return undefined

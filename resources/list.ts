@@ -124,7 +124,8 @@ function matcher<T extends { id: number }>(
 ): ((record: T, position: number) => boolean) | null {
   const { status, keyword, idFilters } = query
   if (status === undefined && keyword === undefined && idFilters.length === 0) return null
-  const lower = (record: T) => spec.keywordText!(record).toLowerCase()
+  // String(): a keyword rule may return something else for a record made after the seed was checked.
+  const lower = (record: T) => String(spec.keywordText!(record) ?? '').toLowerCase()
   const texts =
     keyword === undefined ? null : (table.derived?.('keyword', lower) ?? rows.map(lower))
   return (record, position) => {

@@ -4,6 +4,7 @@ import type { ProgressReporter } from '../db/progress.js'
 import type { Snapshot } from '../db/store.js'
 import { foldCase } from '../db/store.js'
 import { describeIssue } from '../contract/issues.js'
+import { linkProblem } from './document.js'
 import type { Catalog } from './catalog.js'
 import type { Row } from './define.js'
 import { fakerBase, fakerClass, fakerEnglish, readPrepared } from './seed-sources.js'
@@ -154,6 +155,12 @@ export function seedCatalog(
     onProgress?.('generating', before, total)
   }
   checkTokens(catalog, data)
+  // Links leading nowhere (and each resource's own check), as a data document is checked.
+  const broken = linkProblem(catalog, data, SEED_CHECKED)
+  if (broken)
+    throw new TypeError(
+      `${broken.name}.seed.generate: record ${broken.index + 1}: ${broken.problem}`,
+    )
   // The document lists resources in definition order, whatever order they were seeded in.
   const ordered = Object.fromEntries(catalog.names.map((name) => [name, data[name]!]))
   return { ...ordered, nextIds } as Snapshot
@@ -193,11 +200,17 @@ function checkedSeed(catalog: Catalog, name: string, generated: unknown, count: 
     record.id = index + 1
     return record as Row
   })
+  const keyword = resource.definition.list?.keyword as ((record: Row) => unknown) | undefined
   for (const record of records.slice(0, SEED_CHECKED)) {
     const checked = resource.schema.safeParse(record, { reportInput: true })
     if (!checked.success)
       throw new TypeError(
         `${where}: record ${record.id}: ${describeIssue(checked.error.issues[0]!, 'record')}`,
+      )
+    const text = keyword?.(checked.data as Row)
+    if (keyword && typeof text !== 'string')
+      throw new TypeError(
+        `${name}.list.keyword: must return the text keyword searches (a string); it returned ${text === null ? 'null' : typeof text} for record ${record.id}`,
       )
   }
   for (const [field, key] of Object.entries(resource.table.unique ?? {})) {

@@ -90,3 +90,29 @@ describe('deleting a record deletes what points at it', () => {
     )
   })
 })
+
+describe('a data document with links', () => {
+  it('an optional link left out leads nowhere on purpose: GET /__sandbox/db loads back with PUT', async () => {
+    const sandbox = createSandbox({
+      users: 2,
+      products: 1,
+      orders: 0,
+      resources: [things(3, (index) => (index === 2 ? 1 : undefined))],
+    })
+    const call = (method: string, path: string, body?: string) =>
+      sandbox.fetch(`http://sandbox.test${path}`, {
+        method,
+        headers: admin,
+        ...(body === undefined ? {} : { body }),
+      })
+    const document = (await (await call('GET', '/__sandbox/db')).json()).data
+    expect(document.things[0]).not.toHaveProperty('parentId')
+    const put = await call('PUT', '/__sandbox/db', JSON.stringify(document))
+    expect(put.status).toBe(200)
+    const broken = structuredClone(document)
+    broken.things[0].parentId = 99
+    const refused = await call('PUT', '/__sandbox/db', JSON.stringify(broken))
+    expect(refused.status).toBe(422)
+    expect((await refused.json()).message).toContain('things[0].parentId: thing 99 does not exist')
+  })
+})
