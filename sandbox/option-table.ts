@@ -249,7 +249,7 @@ export const optionTable = {
   clock: option({
     schema: fn<() => Date | number>('returning a Date or milliseconds'),
     scope: 'sandbox',
-    help: 'The clock for timestamps and token expiry',
+    help: 'The clock for timestamps and token expiry (asked once when the sandbox is made: one that gives no time is refused)',
     defaultText: 'the real one',
   }),
   onUnexpectedError: option({

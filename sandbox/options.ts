@@ -110,6 +110,9 @@ export function resolveOptions(options: SandboxOptions & { api: ApiDefinition })
   const catalog = Catalog.of(api, (resources ?? []) as readonly AnyResourceDefinition[])
   const given = validOptions(options, catalog)
   const clock = given.clock as (() => Date | number) | undefined
+  const now = clock ? () => clockTime(clock) : Date.now
+  // Asked once now, so that a clock giving no time is refused here, not at the first write.
+  if (clock) now()
   return {
     ...seedOptions(catalog, given),
     catalog,
@@ -138,7 +141,7 @@ export function resolveOptions(options: SandboxOptions & { api: ApiDefinition })
       strict: given.strict as boolean | undefined,
       auth: given.auth as boolean | undefined,
     }),
-    now: clock ? () => Number(clock()) : Date.now,
+    now,
     onUnexpectedError:
       (given.onUnexpectedError as ((error: unknown) => void) | undefined) ??
       ((error) => console.error('[shop-sandbox] unexpected error:', error)),
@@ -173,4 +176,16 @@ export function parseBaseUrl(baseUrl: string): { origin: string | null; basePath
     throw new TypeError(`baseUrl must not have a query or fragment, got '${baseUrl}'`)
   const basePath = url.pathname.replace(/\/+$/, '')
   return { origin: absolute ? url.origin : null, basePath }
+}
+
+/** The time a `clock` option gives, in milliseconds; a TypeError naming it when it gives none. */
+function clockTime(clock: () => Date | number): number {
+  const given = clock() as unknown
+  const time = given instanceof Date || typeof given === 'number' ? Number(given) : Number.NaN
+  // Date's own range: ±8.64e15 ms around 1970.
+  if (!Number.isFinite(time) || Math.abs(time) > 8.64e15)
+    throw new TypeError(
+      `Invalid sandbox options: clock: must return a Date or milliseconds; it returned ${typeof given === 'string' ? JSON.stringify(given.slice(0, 40)) : String(given)}`,
+    )
+  return time
 }

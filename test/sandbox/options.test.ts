@@ -24,6 +24,25 @@ describe('createSandbox options', () => {
     )
   })
 
+  it('a clock that gives no time is refused when the sandbox is made, not at the first write', async () => {
+    for (const [given, shown] of [
+      ['notanumber', '"notanumber"'],
+      [Number.NaN, 'NaN'],
+      [new Date('nope'), 'Invalid Date'],
+      [undefined, 'undefined'],
+    ] as const)
+      expect(() => createSandbox({ clock: () => given as never })).toThrow(
+        `Invalid sandbox options: clock: must return a Date or milliseconds; it returned ${shown}`,
+      )
+    const fixed = createSandbox({ clock: () => new Date('2030-01-02T03:04:05.678Z') })
+    const created = await fixed.fetch('http://localhost/users', {
+      method: 'POST',
+      headers: { authorization: 'Bearer sandbox-admin-token', 'content-type': 'application/json' },
+      body: JSON.stringify({ name: 'clocked', email: 'clocked@example.com' }),
+    })
+    expect((await created.json()).data.createdAt).toBe('2030-01-02T03:04:05.678Z')
+  })
+
   it('fills in defaults and takes settings as the config API does', () => {
     const defaults = createSandbox()
     expect(defaults.options).toMatchObject({ tokenTtl: 3600, control: true, maxSandboxes: 1000 })
