@@ -80,7 +80,8 @@ export interface PipelineHost {
   unmatched?: (request: ApiRequest, seen: Seen) => ApiResponse | Promise<ApiResponse>
 }
 
-const CONTROL_PREFIX = '/__sandbox'
+/** Where the control API lives (CONTRACT C1), under no base path. */
+export const CONTROL_PREFIX = '/__sandbox'
 
 /** Step 2: the sandbox's own documents, the control API, or the API under the base path. */
 function dispatch(

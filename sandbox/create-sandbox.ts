@@ -11,7 +11,7 @@ import { handleControl } from '../http/control.js'
 import type { ApiRequest, ApiResponse } from '../contract/exchange.js'
 import { fromFetchRequest } from '../contract/exchange.js'
 import type { PipelineHost } from '../http/pipeline.js'
-import { answer } from '../http/pipeline.js'
+import { answer, CONTROL_PREFIX } from '../http/pipeline.js'
 import { SandboxInstance, withSequences } from '../state/instance.js'
 import type { JournalEntry, JournalFilter } from '../state/journal.js'
 import type { Override, OverrideInput } from '../state/overrides.js'
@@ -93,12 +93,42 @@ export interface Sandbox<D extends readonly AnyResourceDefinition[] = any> {
  * const sandbox = createApiSandbox({ api: myApi, baseUrl: 'https://api.example.test' })
  * const server = setupServer(...sandbox.handlers)
  */
+/**
+ * The base path and the OpenAPI document's path must leave the API and the control API
+ * reachable: the base path not inside the control API's `/__sandbox`, the document's path on
+ * no route of either (it is answered first, and would hide it).
+ */
+function checkPaths(
+  { basePath, openApiPath }: ResolvedOptions,
+  routes: ReturnType<typeof apiRoutes>,
+): void {
+  const inControl = (path: string) =>
+    path === CONTROL_PREFIX || path.startsWith(`${CONTROL_PREFIX}/`)
+  if (inControl(basePath))
+    throw new TypeError(
+      `Invalid sandbox options: baseUrl (--base-path): ${basePath} is inside the control API (${CONTROL_PREFIX}); pick another base path, like /api`,
+    )
+  if (openApiPath === null) return
+  const underBase =
+    basePath === ''
+      ? openApiPath
+      : openApiPath === basePath || openApiPath.startsWith(`${basePath}/`)
+        ? openApiPath.slice(basePath.length) || '/'
+        : null
+  if (inControl(openApiPath) || (underBase !== null && routes.router.match(underBase)))
+    throw new TypeError(
+      `Invalid sandbox options: openApiPath: ${openApiPath} is ${inControl(openApiPath) ? `inside the control API (${CONTROL_PREFIX})` : 'a route of the API, which the document would hide'}; pick another path, like /openapi.json`,
+    )
+}
+
 export function createApiSandbox<
   const A extends ApiDefinition,
   const R extends readonly AnyResourceDefinition[] = [],
 >(options: SandboxOptions<A> & { api: A; resources?: R }): Sandbox<[...A['resources'], ...R]> {
   const resolved = resolveOptions(options)
   const { catalog } = resolved
+  const routes = apiRoutes(catalog)
+  checkPaths(resolved, routes)
   const seed = seedCatalog(catalog, { ...resolved.counts, seed: resolved.seed }, options.onProgress)
   const issued = new WeakSet<object>()
   const tables = catalog.resources.map((resource) => resource.table)
@@ -135,7 +165,6 @@ export function createApiSandbox<
     makeInstance,
     resolved.limits.sandboxesMemory,
   )
-  const routes = apiRoutes(catalog)
   const host: PipelineHost = {
     basePath: resolved.basePath,
     catalog,

@@ -101,7 +101,7 @@ export const optionTable = {
   baseUrl: option({
     schema: () => z.string().max(2000),
     scope: 'sandbox',
-    help: 'Where the API lives: relative (/api) or absolute (https://api.example.com/v1); requests elsewhere are not touched',
+    help: 'Where the API lives: relative (/api) or absolute (https://api.example.com/v1), not under /__sandbox; requests elsewhere are not touched',
     default: '',
     defaultText: 'the root',
   }),
@@ -167,7 +167,7 @@ export const optionTable = {
         z.string().regex(/^\/[^?#\s]*$/, 'must be a path starting with /, like /openapi.json'),
       ]),
     scope: 'sandbox',
-    help: 'Where the OpenAPI document is served (false: not at all)',
+    help: 'Where the OpenAPI document is served (false: not at all); not on a route of the API nor under /__sandbox',
     default: '/openapi.json' as string | false,
   }),
   maxSandboxes: option({

@@ -24,6 +24,29 @@ describe('createSandbox options', () => {
     )
   })
 
+  it('a base path or an OpenAPI path that would hide the API or the control API is refused', () => {
+    for (const [options, message] of [
+      [{ baseUrl: '/__sandbox' }, 'baseUrl (--base-path): /__sandbox is inside the control API'],
+      [
+        { baseUrl: 'https://api.test/__sandbox/v1' },
+        'baseUrl (--base-path): /__sandbox/v1 is inside',
+      ],
+      [{ openApiPath: '/users' }, 'openApiPath: /users is a route of the API'],
+      [
+        { baseUrl: '/api', openApiPath: '/api/users/{user_id}' },
+        'openApiPath: /api/users/{user_id} is a route',
+      ],
+      [
+        { openApiPath: '/__sandbox/openapi.json' },
+        'openApiPath: /__sandbox/openapi.json is inside the control API',
+      ],
+    ] as const)
+      expect(() => createSandbox(options)).toThrow(`Invalid sandbox options: ${message}`)
+    expect(createSandbox({ baseUrl: '/api', openApiPath: '/users' }).options.openApiPath).toBe(
+      '/users',
+    )
+  })
+
   it('a clock that gives no time is refused when the sandbox is made, not at the first write', async () => {
     for (const [given, shown] of [
       ['notanumber', '"notanumber"'],
