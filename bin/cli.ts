@@ -58,9 +58,38 @@ async function loadModules(argv: readonly string[]) {
   }
 }
 
+/** The table's on/off flags (`--strict`, `--quiet`, `--no-auth`, …), by flag name. */
+const switches = new Set(
+  flagOptions.filter(([, spec]) => spec.flag!.kind === 'boolean').map(([name]) => flagName(name)),
+)
+
+/**
+ * An on/off flag given a value it cannot take, in one line: yargs reads any text but `true` as
+ * false (`--strict=maybe` started a server without strict mode), and `--no-auth=5` as an
+ * unknown flag.
+ */
+function switchProblem(argv: readonly string[]): string | null {
+  for (const argument of argv) {
+    if (argument === '--') break
+    const match = /^--(no-)?([a-z][a-z0-9-]*)=(.*)$/s.exec(argument)
+    if (!match || !switches.has(match[2]!)) continue
+    const [, negated, name, value] = match
+    if (negated) return `--no-${name} takes no value; give --no-${name}, or --${name}=false`
+    if (value !== 'true' && value !== 'false')
+      return `--${name} takes true or false (or nothing, for true), got '${value!.slice(0, 40)}'`
+  }
+  return null
+}
+
 /** Runs the `shop-sandbox` command line. */
 export async function runCli(argv: string[]): Promise<void> {
   const { version } = packageInfo()
+  const badSwitch = switchProblem(argv)
+  if (badSwitch !== null) {
+    console.error(`shop-sandbox: ${badSwitch} (run 'shop-sandbox --help' for the options)`)
+    process.exitCode = USAGE_ERROR
+    return
+  }
   // `--api` and `--resources` are loaded before the flags are made, so their resources get a
   // count flag each.
   const loaded = await loadModules(argv)

@@ -84,6 +84,11 @@ function validOptions(options: object, catalog: Catalog): Record<string, unknown
     if (value === undefined) continue
     if (!sandboxOptionNames.includes(name as OptionName)) {
       if (catalog.names.includes(name)) values[name] = value
+      // An option of the server (port, data, …) given to a sandbox: said so.
+      else if (Object.hasOwn(optionTable, name))
+        problems.push(
+          `${name}: is an option of the server (createSandboxServer, the CLI), not of a sandbox`,
+        )
       else problems.push(`${name}: is not an option${suggestion(name, catalog)}`)
       continue
     }
@@ -166,14 +171,19 @@ function seedOptions(catalog: Catalog, given: Record<string, unknown>) {
 /** Splits a base URL into an origin (null when relative) and a path without trailing slash. */
 export function parseBaseUrl(baseUrl: string): { origin: string | null; basePath: string } {
   const absolute = /^[a-z][a-z0-9+.-]*:\/\//i.test(baseUrl)
-  if (!absolute && baseUrl !== '' && !baseUrl.startsWith('/')) {
-    throw new TypeError(
-      `baseUrl must be absolute (https://api.example.com) or start with '/', got '${baseUrl}'`,
-    )
+  const refuse = (problem: string) =>
+    new TypeError(`Invalid sandbox options: baseUrl: ${problem}, got '${baseUrl.slice(0, 200)}'`)
+  if (!absolute && baseUrl !== '' && !baseUrl.startsWith('/'))
+    throw refuse("must be absolute (https://api.example.com) or start with '/'")
+  if (absolute && !/^https?:/i.test(baseUrl))
+    throw refuse('must be an http:// or https:// URL (MSW and the server answer HTTP)')
+  let url: URL
+  try {
+    url = new URL(baseUrl || '/', 'http://relative.invalid')
+  } catch {
+    throw refuse('is not a valid URL')
   }
-  const url = new URL(baseUrl || '/', 'http://relative.invalid')
-  if (url.search || url.hash)
-    throw new TypeError(`baseUrl must not have a query or fragment, got '${baseUrl}'`)
+  if (url.search || url.hash) throw refuse('must not have a query or fragment')
   const basePath = url.pathname.replace(/\/+$/, '')
   return { origin: absolute ? url.origin : null, basePath }
 }

@@ -376,10 +376,15 @@ export class DataFile implements Persistence {
         return
       } catch (error) {
         const code = (error as NodeJS.ErrnoException).code
-        if (code === 'ENOENT')
+        if (code === 'ENOENT') {
+          // A folder that exists but takes no new files (/proc, say) answers ENOENT too.
+          const folder = await stat(dirname(this.#target)).catch(() => null)
           throw new DataFileError(
-            `cannot create data file ${this.path}: its folder does not exist; create it or pick another --data path`,
+            folder?.isDirectory()
+              ? `cannot use data file ${this.path}: its folder takes no new files (the lock and the log go beside it); pick a --data path in a folder you may write`
+              : `cannot create data file ${this.path}: its folder does not exist; create it or pick another --data path`,
           )
+        }
         if (code !== 'EEXIST') throw new DataFileError(this.#cannot('lock', error))
         const owner = await this.#lockOwner()
         if (owner !== null && alive(owner)) {

@@ -115,6 +115,9 @@ describe('shop-sandbox CLI', () => {
     [['--cors-origin', 'example.com'], '--cors-origin must be an origin: a scheme, a host'],
     [['--cors-origin', 'http://a.example/app'], "got 'http://a.example/app'"],
     [['--allowed-hosts', 'http://app.local'], '--allowed-hosts must be a host name'],
+    [['--strict=maybe'], "--strict takes true or false (or nothing, for true), got 'maybe'"],
+    [['--quiet=abc'], "--quiet takes true or false (or nothing, for true), got 'abc'"],
+    [['--no-auth=5'], '--no-auth takes no value; give --no-auth, or --auth=false'],
   ])('a bad flag %j exits 2 with a clear message', async (args, message) => {
     const { code, stderr } = await cli(...args)
     expect(code).toBe(2)
@@ -154,6 +157,12 @@ describe('shop-sandbox CLI', () => {
 
   it.each([
     [['--data', '/missing/folder/x.json'], 1, 'its folder does not exist'],
+    [['--data', '/proc/version'], 1, 'its folder takes no new files'],
+    [
+      ['--base-path', '/__sandbox'],
+      1,
+      'baseUrl (--base-path): /__sandbox is inside the control API',
+    ],
     [['--host', 'no-such-host.invalid'], 1, 'no such host'],
     [['--users', 'abc'], 2, '--users must be an integer'],
     [['--allowed-hosts'], 2, 'allowed-hosts'],

@@ -24,6 +24,21 @@ describe('createSandbox options', () => {
     )
   })
 
+  it('a server option given to a sandbox, and a base URL that is no HTTP URL, are named as such', () => {
+    expect(() => createSandbox({ port: 1 } as never)).toThrow(
+      'Invalid sandbox options: port: is an option of the server (createSandboxServer, the CLI), not of a sandbox',
+    )
+    expect(() => createSandbox({ baseUrl: 'http://' })).toThrow(
+      "Invalid sandbox options: baseUrl: is not a valid URL, got 'http://'",
+    )
+    expect(() => createSandbox({ baseUrl: 'ftp://files.example' })).toThrow(
+      'Invalid sandbox options: baseUrl: must be an http:// or https:// URL',
+    )
+    expect(() => createSandbox({ porrt: 1 } as never)).toThrow(
+      'porrt: is not an option; did you mean port?',
+    )
+  })
+
   it('a base path or an OpenAPI path that would hide the API or the control API is refused', () => {
     for (const [options, message] of [
       [{ baseUrl: '/__sandbox' }, 'baseUrl (--base-path): /__sandbox is inside the control API'],
