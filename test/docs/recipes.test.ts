@@ -214,7 +214,13 @@ async function runProject(project: Project, folders: Map<string, string>): Promi
     JSON.stringify({ name: `docs-${project.name}`, private: true, ...project.packageFields }),
   )
   const port = await freePort()
-  const swap = (text: string) => text.replace(/\b4010\b/g, String(port))
+  // Vite's dev server (5173 on the pages) gets a free port of its own, held to it.
+  const vitePort = await freePort()
+  const swap = (text: string) =>
+    text
+      .replace(/\b4010\b/g, String(port))
+      .replace(/\b5173\b/g, String(vitePort))
+      .replace(/^npx vite$/, `npx vite --port ${vitePort} --strictPort`)
   const env = {
     ...process.env,
     CI: '1',
