@@ -200,6 +200,10 @@ export class DataFile implements Persistence {
           await this.#emptyLog()
         } catch (error) {
           this.#fileFailed(error)
+          // A disk that refused the file now refuses writes too, most likely: `ok` says so until
+          // a write is made.
+          if (['ENOSPC', 'EDQUOT', 'EROFS'].includes((error as NodeJS.ErrnoException).code ?? ''))
+            this.#writeError = reasonOf(error)
         }
       }
       await this.#makeReserve()
@@ -915,9 +919,16 @@ export class DataFile implements Persistence {
   }
 }
 
-/** Whether changes only remove records (deletes, with what they cascade to). */
+/**
+ * Whether changes make the data no bigger: a delete, with what it cascades to and what the
+ * rules of the records removed change in others (an order's stock given back to its products),
+ * and nothing created.
+ */
 function shrinks(changes: readonly StoreChange[]): boolean {
-  return changes.every(({ change }) => change.kind === 'record' && change.after === undefined)
+  return (
+    changes.some(({ change }) => change.kind === 'record' && change.after === undefined) &&
+    changes.every(({ change }) => change.kind === 'record' && change.before !== undefined)
+  )
 }
 
 /** A record with the schema's fields first, in the schema's order (as it is when already so). */

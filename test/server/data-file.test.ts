@@ -136,7 +136,9 @@ describe('the data file (CONTRACT C3, issue 15)', () => {
       error: 'ENOSPC: no space left on device',
       unsavedChanges: true,
     })
-    // Deletes shrink the data: the reserve beside the file lets them through on a full disk.
+    // Deletes shrink the data: the reserve beside the file lets them through on a full disk,
+    // also one that gives stock back to products.
+    expect(report.orderDelete).toBe(204)
     expect(report.deletes).toEqual({ 204: 20 })
     expect(report.afterSpace).toBe(201)
     // After a restart: every acknowledged write is there, no refused one is, deletes stay done.
@@ -144,6 +146,7 @@ describe('the data file (CONTRACT C3, issue 15)', () => {
     expect(report.phantom).toEqual([])
     expect(report.undeleted).toEqual([])
     expect(report.afterSpaceKept).toBe(1)
+    expect(report.orderAfterRestart).toBe(404)
     // The CLI with room for log lines but not for a new copy of the file: acknowledged, and the
     // exit's last line says the file is behind, where the changes are, and why.
     expect(report.cliWrites).toEqual([201, 201, 201, 201, 201])
