@@ -25,6 +25,7 @@ import {
   rename,
   rm,
   stat,
+  writeFile,
 } from 'node:fs/promises'
 import { basename, dirname, join, resolve } from 'node:path'
 import type { ProgressReporter } from '../db/progress.js'
@@ -402,6 +403,27 @@ export class DataFile implements Persistence {
     throw new DataFileError(`cannot lock data file ${this.path}: another process keeps taking it`)
   }
 
+  /**
+   * Takes the lock again when it is gone (its folder was removed and made again while the
+   * server ran), so that a second server still refuses the file; says so when another one took
+   * the file meanwhile.
+   */
+  async #relock(): Promise<void> {
+    const owner = await this.#lockOwner()
+    if (owner === process.pid) return
+    if (owner !== null && alive(owner)) {
+      this.#print(
+        `shop-sandbox: another shop-sandbox (pid ${owner}) took ${this.path} while its folder was gone; stop one of them`,
+      )
+      return
+    }
+    try {
+      await writeFile(this.#lockPath, `${JSON.stringify({ pid: process.pid })}\n`, { mode: 0o644 })
+    } catch {
+      // The folder is gone again: the next recovery tries again.
+    }
+  }
+
   async #lockOwner(): Promise<number | null> {
     try {
       const { pid } = JSON.parse(await readFile(this.#lockPath, 'utf8')) as { pid?: unknown }
@@ -704,6 +726,9 @@ export class DataFile implements Persistence {
     if ((await log.stat().catch(() => null))?.nlink === 0) {
       await log.close().catch(() => undefined)
       this.#log = await open(this.#logPath, 'w', this.#mode)
+      // The log was removed: with its folder, perhaps, and the lock and the reserve with it.
+      await this.#relock()
+      this.#reserve = false
     } else {
       await log.truncate(0)
       await log.datasync()

@@ -177,6 +177,28 @@ describe('the data file (CONTRACT C3, issue 15)', () => {
     await expect(server.close()).resolves.toBeUndefined()
   })
 
+  it('a folder removed and made again while running: writes resume, and the lock and the reserve come back', async () => {
+    const folder = await tempDir()
+    const sub = join(folder, 'sub')
+    await mkdir(sub)
+    const file = join(sub, 'data.json')
+    const server = await start(file)
+    await rm(sub, { recursive: true })
+    expect((await create(server, 'gone')).status).toBe(503)
+    await mkdir(sub)
+    expect((await create(server, 'back')).status).toBe(201)
+    await waitFor(async () => readdir(sub).then((names) => names.includes('.data.json.reserve')))
+    expect(JSON.parse(await readFile(join(sub, '.data.json.lock'), 'utf8'))).toEqual({
+      pid: process.pid,
+    })
+    // A second server on the same file is refused again.
+    await expect(createSandboxServer({ port: 0, data: file })).rejects.toThrow(/is in use/)
+    await server.close()
+    expect(
+      JSON.parse(await readFile(file, 'utf8')).users.map((user: { name: string }) => user.name),
+    ).toContain('back')
+  })
+
   it('acknowledged means on disk: kill -9 right after the answers, and the restart has every one', async () => {
     const folder = await tempDir()
     const file = join(folder, 'data.json')
