@@ -17,9 +17,14 @@ export const timestampSchema = z.iso.datetime({ precision: 3 })
 /** `active` or `inactive`: the status of users and products. */
 export const activitySchema = z.enum(['active', 'inactive'])
 
-/** Whether an amount has at most two decimals (tolerating float noise such as 0.1 + 0.2). */
+/**
+ * Whether an amount has at most two decimals, tolerating the noise of float arithmetic
+ * (0.1 + 0.2 = 0.30000000000000004, 3 × 19.99 = 59.97000000000001): a few units of the last
+ * place, relative to the amount. A decimal that was written (1.00000001) is not noise.
+ */
 function wholeCents(amount: number): boolean {
-  return Math.abs(toCents(amount) - amount * 100) < 1e-6
+  const cents = amount * 100
+  return Math.abs(toCents(amount) - cents) <= 1e-12 * Math.max(1, Math.abs(cents))
 }
 
 /**

@@ -1,4 +1,6 @@
+import fc from 'fast-check'
 import { describe, expect, it } from 'vitest'
+import { priceSchema } from '../../index.js'
 import { MEMBER } from '../support/client.js'
 import { useInProcessSandbox } from '../support/in-process.js'
 
@@ -43,6 +45,9 @@ describe('products', () => {
     [{ ...widget, price: -1 }, 'price: must be at least 0'],
     [{ ...widget, price: 1_000_000.01 }, 'price: must be at most 1000000'],
     [{ ...widget, price: 1.005 }, 'price: must have at most 2 decimals'],
+    // Written decimals, however small, are not float noise.
+    [{ ...widget, price: 1.00000001 }, 'price: must have at most 2 decimals'],
+    [{ ...widget, price: 19.990000001 }, 'price: must have at most 2 decimals'],
     [{ ...widget, price: '9.99' }, 'price: must be a number'],
     [{ ...widget, stock: -1 }, 'stock: must be at least 0'],
     [{ ...widget, stock: 1.5 }, 'stock: must be an integer'],
@@ -67,6 +72,22 @@ describe('products', () => {
   it('keeps prices in whole cents', async () => {
     const reply = await call('POST', '/products', { body: { ...widget, price: 0.1 + 0.2 } })
     expect(reply.body.data.price).toBe(0.3)
+  })
+
+  it('takes every amount of whole cents up to 1,000,000, and float noise of a few of them', () => {
+    fc.assert(
+      fc.property(
+        fc.integer({ min: 0, max: 100_000_000 }),
+        fc.integer({ min: 1, max: 9 }),
+        (cents, times) => {
+          expect(priceSchema.safeParse(cents / 100).data).toBe(cents / 100)
+          // What a client computing a total in floats sends (3 × 19.99 = 59.97000000000001).
+          const product = (cents / 100) * times
+          if (product <= 1_000_000)
+            expect(priceSchema.safeParse(product).data).toBe(Math.round(product * 100) / 100)
+        },
+      ),
+    )
   })
 
   it('PUT needs every writable field; PATCH changes one', async () => {
