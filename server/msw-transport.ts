@@ -2,7 +2,10 @@ import type { IncomingMessage, ServerResponse } from 'node:http'
 import type { RequestHandler } from 'msw'
 import type { Sandbox } from '../sandbox/create-sandbox.js'
 import { createHandlers } from '../sandbox/msw-handlers.js'
-import { discardBody, drop } from './respond.js'
+import { ApiError } from '../contract/api-error.js'
+import { failure } from '../contract/envelope.js'
+import type { BodyBudget } from './node-request.js'
+import { discardBody, drop, sendAnswer } from './respond.js'
 
 /** A request listener that answers, or calls `next` for what it does not serve. */
 export type Frame = (
@@ -18,25 +21,46 @@ export type Frame = (
  * removed the function it called. Loaded only when asked for. A network-error response
  * becomes a connection reset; a body nobody read is drained after the answer.
  */
-export async function mswFrame(sandbox: Sandbox): Promise<Frame> {
+export async function mswFrame(sandbox: Sandbox, server: ServerSide = {}): Promise<Frame> {
   // The sandbox's handlers without their open CORS: the server's Origin policy frames every answer.
   const handlers = createHandlers(sandbox.claims, sandbox.handle, {
     cors: false,
     onError: sandbox.options.onUnexpectedError,
   })
-  return mswFrameOf(handlers)
+  return mswFrameOf(handlers, server)
+}
+
+/** What the server shares with the transport. */
+export interface ServerSide {
+  /** Bytes of request bodies held at once (C3): past it, 429 / 42900 instead of reading on. */
+  bodies?: BodyBudget
+  /** Whether the server is stopping: answers then close their connection. */
+  draining?: () => boolean
 }
 
 /**
  * Any MSW handlers served from Node's requests through `getResponse`: the sandbox's (above),
  * and in the bench msw alone with one static handler, so the two are served the same way.
  */
-export async function mswFrameOf(handlers: RequestHandler[]): Promise<Frame> {
+export async function mswFrameOf(
+  handlers: RequestHandler[],
+  { bodies, draining }: ServerSide = {},
+): Promise<Frame> {
   const { getResponse } = await import('msw')
   return (req, res, url, next) => {
     const method = req.method ?? 'GET'
     const hasBody = method !== 'GET' && method !== 'HEAD'
-    const body = hasBody ? bodyStream(req) : null
+    // Past the budget, the answer is 429 at once; MSW's handler sees the body cut off, and its
+    // answer (later) is not written.
+    const busy = () =>
+      sendAnswer(
+        req,
+        res,
+        failure(
+          ApiError.of('rateLimited', 'too many large request bodies in flight; retry shortly'),
+        ),
+      )
+    const body = hasBody ? bodyStream(req, bodies, busy) : null
     let request: Request
     try {
       const headers = new Headers()
@@ -54,15 +78,19 @@ export async function mswFrameOf(handlers: RequestHandler[]): Promise<Frame> {
       // What Fetch cannot carry (a method or header it refuses) goes to the pipeline as it is.
       return next()
     }
-    res.once('finish', () => {
+    // 'close': after the answer, or when the client went away first (the budget comes back).
+    res.once('close', () => {
       if (body) body.release()
       else if (!req.complete) discardBody(req)
     })
     getResponse(handlers, request, { baseUrl: url.origin })
       .then(async (response) => {
+        if (res.headersSent) return
         if (!response) return next()
         if (response.type === 'error') return drop(req, res)
         const body = Buffer.from(await response.arrayBuffer())
+        if (res.headersSent) return
+        if (draining?.()) res.setHeader('connection', 'close')
         response.headers.forEach((value, name) => {
           if (name !== 'set-cookie') res.setHeader(name, value)
         })
@@ -83,13 +111,20 @@ export async function mswFrameOf(handlers: RequestHandler[]): Promise<Frame> {
  * stops reading at the body limit) drains the rest instead of destroying the socket, so the
  * answer (413) still reaches the client.
  */
-function bodyStream(req: IncomingMessage): {
+function bodyStream(
+  req: IncomingMessage,
+  budget: BodyBudget | undefined,
+  onBusy: () => void,
+): {
   stream: ReadableStream<Uint8Array>
   /** After the answer: whatever is still unread is drained and dropped. */
   release: () => void
 } {
   let open = true
+  let held = 0
   const release = () => {
+    budget?.release(held)
+    held = 0
     if (!open) return
     open = false
     if (!req.complete) discardBody(req)
@@ -99,6 +134,14 @@ function bodyStream(req: IncomingMessage): {
       start(controller) {
         req.on('data', (chunk: Buffer) => {
           if (!open) return
+          if (budget && !budget.take(chunk.length)) {
+            open = false
+            controller.error(new Error('too many large request bodies in flight'))
+            onBusy()
+            discardBody(req)
+            return
+          }
+          held += chunk.length
           controller.enqueue(new Uint8Array(chunk.buffer, chunk.byteOffset, chunk.byteLength))
           if ((controller.desiredSize ?? 0) <= 0) req.pause()
         })

@@ -847,7 +847,7 @@ export class DataFile implements Persistence {
       // The folder's events catch edits between polls (and editors that save by renaming).
       this.#folderWatcher = watch(dirname(this.#target), { persistent: false }, (_, name) => {
         if (name === basename(this.#target))
-          void this.#stat().then((now) => now && this.#onFileChange(now))
+          void this.#stat().then((now) => (now ? this.#onFileChange(now) : this.#onRemoved()))
       })
       this.#folderWatcher.on('error', () => undefined)
     } catch {
@@ -867,18 +867,22 @@ export class DataFile implements Persistence {
   /** The file or its folder changed: whether by hand is checked in turn with the writes. */
   #onFileChange(current: Stats | Known): void {
     if (this.#closed) return
-    if ('nlink' in current && current.nlink === 0) {
-      // Removed (or renamed away): the sandbox's data is what was acknowledged, so it is
-      // written to the file again rather than lost at the next start.
-      if (this.#known === null) return
-      this.#known = null
-      this.#print(`shop-sandbox: ${this.path} was removed; the sandbox writes its data to it again`)
-      this.#compactDue = true
-      this.#kick()
-      return
-    }
+    if ('nlink' in current && current.nlink === 0) return this.#onRemoved()
     if (this.#known !== null && same(current, this.#known)) return
     this.#checkEdit = true
+    this.#kick()
+  }
+
+  /**
+   * The file was removed (or renamed away), as the poll or the folder's events tell: the
+   * sandbox's data is what was acknowledged, so it is written to the file again rather than
+   * lost at the next start.
+   */
+  #onRemoved(): void {
+    if (this.#closed || this.#known === null) return
+    this.#known = null
+    this.#print(`shop-sandbox: ${this.path} was removed; the sandbox writes its data to it again`)
+    this.#compactDue = true
     this.#kick()
   }
 

@@ -9,6 +9,7 @@ import { SERVER_OWNED_HEADERS } from '../contract/headers.js'
 import { BODY_LIMIT } from '../http/body.js'
 import type { Seen } from '../http/steps/seen.js'
 import { bodyOf } from '../http/steps/seen.js'
+import type { BodyBudget } from './node-request.js'
 import type { Recorder } from './record.js'
 
 /**
@@ -43,6 +44,11 @@ export interface ProxyOptions {
   maxBytes: number
   /** Appends each exchange to `--record`'s file. */
   recorder?: Recorder | null
+  /**
+   * Bytes of bodies the server holds at once, shared with request bodies: an answer that does
+   * not fit is refused 429 / 42900 (many big answers at once must not exhaust the heap).
+   */
+  budget?: BodyBudget
 }
 
 /** The pipeline's `unmatched` step for a Node server with `--proxy`. */
@@ -66,10 +72,15 @@ export function proxyTo(
     }
     const headers = forwardedHeaders(request)
     if (body && body.byteLength > 0) headers['content-length'] = String(body.byteLength)
-    const answer = await exchange(send, url, request.method, headers, body, options)
-    const response = relayed(answer)
-    options.recorder?.add(request.method, seen.path, request.url.searchParams, headers, answer)
-    return response
+    const held = { bytes: 0 }
+    try {
+      const answer = await exchange(send, url, request.method, headers, body, options, held)
+      const response = relayed(answer)
+      options.recorder?.add(request.method, seen.path, request.url.searchParams, headers, answer)
+      return response
+    } finally {
+      options.budget?.release(held.bytes)
+    }
   }
 }
 
@@ -126,8 +137,15 @@ function exchange(
   headers: Record<string, string>,
   body: Uint8Array | undefined,
   options: ProxyOptions,
+  /** What this answer holds of the budget (released by the caller when it is relayed). */
+  held: { bytes: number },
 ): Promise<Exchange> {
   const target = options.target
+  const take = (bytes: number) => {
+    if (options.budget && !options.budget.take(bytes)) return false
+    held.bytes += bytes
+    return true
+  }
   return new Promise((resolve, reject) => {
     let settled = false
     const fail = (error: ApiError) => {
@@ -152,13 +170,8 @@ function exchange(
       let size = 0
       incoming.on('data', (chunk: Buffer) => {
         size += chunk.length
-        if (size > options.maxBytes)
-          fail(
-            ApiError.of(
-              'badGateway',
-              `the proxy target ${target} answered more than ${options.maxBytes} bytes`,
-            ),
-          )
+        if (size > options.maxBytes) fail(tooBig(target, options.maxBytes))
+        else if (!take(chunk.length)) fail(busy())
         else chunks.push(chunk)
       })
       incoming.on('error', (error: NodeJS.ErrnoException) => fail(unreachable(target, error)))
@@ -166,27 +179,51 @@ function exchange(
         if (settled) return
         settled = true
         clearTimeout(timer)
+        let body: Buffer
         try {
-          const body = decoded(Buffer.concat(chunks), incoming.headers['content-encoding'])
-          resolve({
-            status: incoming.statusCode ?? 502,
-            headers: incoming.headers,
-            body,
-            ...readBody(body, incoming.headers['content-type']),
-          })
-        } catch {
-          reject(
-            ApiError.of(
-              'badGateway',
-              `the proxy target ${target} sent a body its Content-Encoding does not describe`,
-            ),
+          body = decoded(
+            Buffer.concat(chunks),
+            incoming.headers['content-encoding'],
+            options.maxBytes,
           )
+        } catch (error) {
+          reject(
+            (error as NodeJS.ErrnoException).code === 'ERR_BUFFER_TOO_LARGE'
+              ? tooBig(target, options.maxBytes)
+              : ApiError.of(
+                  'badGateway',
+                  `the proxy target ${target} sent a body its Content-Encoding does not describe`,
+                ),
+          )
+          return
         }
+        // Decoded, the answer holds more than came in: that too within the budget.
+        if (body.byteLength > size && !take(body.byteLength - size)) {
+          reject(busy())
+          return
+        }
+        resolve({
+          status: incoming.statusCode ?? 502,
+          headers: incoming.headers,
+          body,
+          ...readBody(body, incoming.headers['content-type']),
+        })
       })
     })
     outgoing.on('error', (error: NodeJS.ErrnoException) => fail(unreachable(target, error)))
     outgoing.end(body && body.byteLength > 0 ? body : undefined)
   })
+}
+
+function tooBig(target: string, maxBytes: number): ApiError {
+  return ApiError.of(
+    'badGateway',
+    `the proxy target ${target} answered more than ${maxBytes} bytes (--max-document-bytes)`,
+  )
+}
+
+function busy(): ApiError {
+  return ApiError.of('rateLimited', 'too many large answers in flight; retry shortly')
 }
 
 function unreachable(target: string, error: NodeJS.ErrnoException): ApiError {
@@ -196,8 +233,12 @@ function unreachable(target: string, error: NodeJS.ErrnoException): ApiError {
   )
 }
 
-/** The body without its content coding (asked for `identity`, but a server may not listen). */
-function decoded(body: Buffer, coding: string | undefined): Buffer {
+/**
+ * The body without its content coding (asked for `identity`, but a server may not listen),
+ * decoded to at most `maxBytes` (a small gzip can stand for gigabytes: ERR_BUFFER_TOO_LARGE).
+ */
+function decoded(body: Buffer, coding: string | undefined, maxBytes: number): Buffer {
+  const limit = { maxOutputLength: Math.max(1, maxBytes) }
   switch (coding?.trim().toLowerCase()) {
     case undefined:
     case '':
@@ -205,11 +246,11 @@ function decoded(body: Buffer, coding: string | undefined): Buffer {
       return body
     case 'gzip':
     case 'x-gzip':
-      return gunzipSync(body)
+      return gunzipSync(body, limit)
     case 'deflate':
-      return inflateSync(body)
+      return inflateSync(body, limit)
     case 'br':
-      return brotliDecompressSync(body)
+      return brotliDecompressSync(body, limit)
     default:
       throw new Error(`unknown content coding ${coding}`)
   }

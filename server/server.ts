@@ -136,6 +136,10 @@ export async function createApiSandboxServer(
     ...sandboxOptions,
     ...(basePath === undefined || basePath === '' ? {} : { baseUrl: basePath }),
   }) as unknown as Sandbox
+  // Bytes of bodies held in memory at once (C3): request bodies, and the proxy target's answers.
+  const bodies = new BodyBudget(
+    inFlightBodyBytes ?? Math.min(128 * 1024 * 1024, Math.floor(heapShare() / 2)),
+  )
   const recorder =
     record === undefined
       ? null
@@ -148,6 +152,7 @@ export async function createApiSandboxServer(
         timeoutMs: proxyTimeout as number,
         maxBytes: sandbox.options.limits.maxDocumentBytes,
         recorder,
+        budget: bodies,
       }),
     )
   const dataFile = data
@@ -156,13 +161,16 @@ export async function createApiSandboxServer(
   const outcome = dataFile ? await dataFile.open(sandboxOptions.onProgress) : null
   if (dataFile) sandbox.instance().persistence = dataFile
   const listening: ListenerOptions = {
-    bodies: new BodyBudget(
-      inFlightBodyBytes ?? Math.min(128 * 1024 * 1024, Math.floor(heapShare() / 2)),
-    ),
+    bodies,
     origins: originPolicy(corsOrigin),
     hosts: hostGuard(allowedHosts, host),
     log: log ? requestLog(log) : undefined,
-    msw: transport === 'msw' ? await (await import('./msw-transport.js')).mswFrame(sandbox) : null,
+    msw:
+      transport === 'msw'
+        ? await (
+            await import('./msw-transport.js')
+          ).mswFrame(sandbox, { bodies, draining: () => listening.draining })
+        : null,
     draining: false,
   }
   const listener = requestListener(sandbox, listening)
@@ -180,6 +188,10 @@ export async function createApiSandboxServer(
     },
     listener,
   )
+  // A client that half-closes after its request (`nc -N`, some scripts) still gets the answer,
+  // however long it takes (a proxied or delayed one): Node's own switch for it (false, Node
+  // ends the socket at the client's FIN, and an answer not yet written is lost).
+  ;(server as unknown as { httpAllowHalfOpen: boolean }).httpAllowHalfOpen = true
   server.on('clientError', (error: NodeJS.ErrnoException, socket: Duplex) => {
     if (error.code === 'ECONNRESET') socket.destroy()
     else if (error.code === 'ERR_HTTP_REQUEST_TIMEOUT') answerRaw(socket, 'timeout')
@@ -265,6 +277,10 @@ function requestListener(sandbox: Sandbox, options: ListenerOptions) {
   const home = landingPage(sandbox)
   const { onUnexpectedError } = sandbox.options
   const answer = answerOf(sandbox)
+  // An answer that was still being worked out when the server began to stop closes its
+  // connection too (its frame was made before).
+  const closing = (frame: FrameHeaders) =>
+    options.draining ? { ...frame, connection: 'close' } : frame
   const pipeline = (req: IncomingMessage, res: ServerResponse, url: URL, frame: FrameHeaders) => {
     let result: ApiResponse | Promise<ApiResponse>
     try {
@@ -275,10 +291,10 @@ function requestListener(sandbox: Sandbox, options: ListenerOptions) {
     }
     if (!isPending(result)) return sendAnswer(req, res, result, frame, onUnexpectedError)
     result.then(
-      (response) => sendAnswer(req, res, response, frame, onUnexpectedError),
+      (response) => sendAnswer(req, res, response, closing(frame), onUnexpectedError),
       (error: unknown) => {
         onUnexpectedError(error)
-        sendAnswer(req, res, failure(ApiError.of('internalError')), frame)
+        sendAnswer(req, res, failure(ApiError.of('internalError')), closing(frame))
       },
     )
   }

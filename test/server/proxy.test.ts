@@ -58,6 +58,19 @@ function answer(req: IncomingMessage, res: ServerResponse, body: Buffer) {
       return res.end(IMAGE)
     case '/slow':
       return setTimeout(() => json(200, { late: true }), 3000)
+    case '/later':
+      return setTimeout(() => json(200, { later: true }), 200)
+    case '/bomb':
+      // 20 MB of spaces, some 20 kB on the wire.
+      res.writeHead(200, { 'content-type': 'application/json', 'content-encoding': 'gzip' })
+      return res.end(gzipSync(Buffer.alloc(20 * 1024 * 1024, ' ')))
+    case '/big': {
+      // 3 MB, the first 2 MB at once and the rest a little later: big answers overlap.
+      const text = JSON.stringify({ pad: 'x'.repeat(3 * 1024 * 1024) })
+      res.writeHead(200, { 'content-type': 'application/json' })
+      res.write(text.slice(0, 2 * 1024 * 1024))
+      return setTimeout(() => res.end(text.slice(2 * 1024 * 1024)), 300)
+    }
     default:
       return json(404, { code: 40400, message: 'upstream has no such route', data: null })
   }
@@ -225,6 +238,53 @@ describe('--proxy (CONTRACT C4)', () => {
     } finally {
       await dead.close()
     }
+  })
+
+  it('a compressed answer is held to --max-document-bytes decoded: a gzip bomb is 502, the sandbox goes on', async () => {
+    const reply = await fetch(`${server.url}/bomb`)
+    expect(reply.status).toBe(502)
+    expect(await reply.json()).toMatchObject({
+      code: 50200,
+      message: `the proxy target ${upstreamUrl}/v2 answered more than 8388608 bytes (--max-document-bytes)`,
+    })
+    expect((await fetch(`${server.url}/users/1`, { headers: admin })).status).toBe(200)
+  })
+
+  it('big answers at once share the bodies budget: past it 429 / 42900, and it comes back', async () => {
+    const small = await createSandboxServer({
+      port: 0,
+      proxy: upstreamUrl,
+      inFlightBodyBytes: 5 * 1024 * 1024,
+    })
+    try {
+      const replies = await Promise.all(Array.from({ length: 4 }, () => fetch(`${small.url}/big`)))
+      const statuses = replies.map((reply) => reply.status).sort()
+      expect(statuses).toContain(200)
+      expect(statuses).toContain(429)
+      const refused = replies.find((reply) => reply.status === 429)!
+      expect(refused.headers.get('retry-after')).not.toBeNull()
+      expect(await refused.json()).toMatchObject({
+        code: 42900,
+        message: 'too many large answers in flight; retry shortly',
+      })
+      await Promise.all(replies.map((reply) => (reply.bodyUsed ? null : reply.arrayBuffer())))
+      // Released once relayed: one at a time, each fits.
+      for (let i = 0; i < 3; i++) expect((await fetch(`${small.url}/big`)).status).toBe(200)
+    } finally {
+      await small.close()
+    }
+  })
+
+  it('a client that half-closes after its request still gets the answer', async () => {
+    const { connect } = await import('node:net')
+    const socket = connect(server.port, '127.0.0.1')
+    await new Promise((resolve) => socket.once('connect', resolve))
+    let received = ''
+    socket.on('data', (chunk) => (received += chunk))
+    socket.end('GET /later HTTP/1.1\r\nHost: localhost\r\n\r\n')
+    await new Promise((resolve) => socket.once('close', resolve))
+    expect(received).toMatch(/^HTTP\/1\.1 200 /)
+    expect(received).toContain('{"later":true}')
   })
 
   it('options are refused early, naming the field', async () => {

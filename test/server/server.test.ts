@@ -384,61 +384,68 @@ describe('CONTRACT C3: Host and Origin checks', () => {
 })
 
 describe('C3: request bodies held in memory at once are bounded', () => {
-  it('past inFlightBodyBytes a body is refused 429 / 42900; every byte comes back to the budget', async () => {
-    const { createSandboxServer } = await import('../../node/index.js')
-    const server = await createSandboxServer({ port: 0, inFlightBodyBytes: 3 * 1024 * 1024 })
-    const url = new URL(`${server.url}/__sandbox/db`)
-    const half = 800 * 1024
-    const document = JSON.stringify({
-      users: [],
-      products: [],
-      orders: [],
-      pad: 'x'.repeat(2 * half),
-    })
-    /** A PUT that sends the first part of its body, holds it, and finishes when told. */
-    const slowPut = (id: string) => {
-      let finish = () => {}
-      const reply = new Promise<{ status: number; body: string }>((resolve, reject) => {
-        const req = rawRequest(
-          url,
-          {
-            method: 'PUT',
-            headers: {
-              'content-type': 'application/json',
-              'content-length': Buffer.byteLength(document),
-              'x-sandbox-id': id,
-            },
-          },
-          (res) => {
-            let body = ''
-            res.on('data', (chunk) => (body += chunk))
-            res.on('end', () => resolve({ status: res.statusCode!, body }))
-          },
-        )
-        req.on('error', reject)
-        req.write(document.slice(0, half))
-        finish = () => req.end(document.slice(half))
+  it.each(['fast', 'msw'] as const)(
+    'past inFlightBodyBytes a body is refused 429 / 42900; every byte comes back to the budget (transport %s)',
+    async (transport) => {
+      const { createSandboxServer } = await import('../../node/index.js')
+      const server = await createSandboxServer({
+        port: 0,
+        inFlightBodyBytes: 3 * 1024 * 1024,
+        transport,
       })
-      return { reply, finish: () => finish() }
-    }
-    try {
-      const puts = Array.from({ length: 5 }, (_, i) => slowPut(`b${i}`))
-      await new Promise((resolve) => setTimeout(resolve, 300))
-      for (const put of puts) put.finish()
-      const replies = await Promise.all(puts.map((put) => put.reply))
-      const statuses = replies.map((reply) => reply.status).sort()
-      expect(statuses).toContain(200)
-      expect(statuses).toContain(429)
-      const refused = JSON.parse(replies.find((reply) => reply.status === 429)!.body)
-      expect(refused).toMatchObject({ code: 42900, data: null })
-      // Nothing leaked: one at a time, every body is read again.
-      for (let i = 0; i < 4; i++) {
-        const put = slowPut(`c${i}`)
-        put.finish()
-        expect((await put.reply).status).toBe(200)
+      const url = new URL(`${server.url}/__sandbox/db`)
+      const half = 800 * 1024
+      const document = JSON.stringify({
+        users: [],
+        products: [],
+        orders: [],
+        pad: 'x'.repeat(2 * half),
+      })
+      /** A PUT that sends the first part of its body, holds it, and finishes when told. */
+      const slowPut = (id: string) => {
+        let finish = () => {}
+        const reply = new Promise<{ status: number; body: string }>((resolve, reject) => {
+          const req = rawRequest(
+            url,
+            {
+              method: 'PUT',
+              headers: {
+                'content-type': 'application/json',
+                'content-length': Buffer.byteLength(document),
+                'x-sandbox-id': id,
+              },
+            },
+            (res) => {
+              let body = ''
+              res.on('data', (chunk) => (body += chunk))
+              res.on('end', () => resolve({ status: res.statusCode!, body }))
+            },
+          )
+          req.on('error', reject)
+          req.write(document.slice(0, half))
+          finish = () => req.end(document.slice(half))
+        })
+        return { reply, finish: () => finish() }
       }
-    } finally {
-      await server.close()
-    }
-  })
+      try {
+        const puts = Array.from({ length: 5 }, (_, i) => slowPut(`b${i}`))
+        await new Promise((resolve) => setTimeout(resolve, 300))
+        for (const put of puts) put.finish()
+        const replies = await Promise.all(puts.map((put) => put.reply))
+        const statuses = replies.map((reply) => reply.status).sort()
+        expect(statuses).toContain(200)
+        expect(statuses).toContain(429)
+        const refused = JSON.parse(replies.find((reply) => reply.status === 429)!.body)
+        expect(refused).toMatchObject({ code: 42900, data: null })
+        // Nothing leaked: one at a time, every body is read again.
+        for (let i = 0; i < 4; i++) {
+          const put = slowPut(`c${i}`)
+          put.finish()
+          expect((await put.reply).status).toBe(200)
+        }
+      } finally {
+        await server.close()
+      }
+    },
+  )
 })
