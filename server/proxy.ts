@@ -75,7 +75,7 @@ export function proxyTo(
     const held = { bytes: 0 }
     try {
       const answer = await exchange(send, url, request.method, headers, body, options, held)
-      const response = relayed(answer)
+      const response = relayed(answer, options.target)
       options.recorder?.add(request.method, seen.path, request.url.searchParams, headers, answer)
       return response
     } finally {
@@ -84,14 +84,19 @@ export function proxyTo(
   }
 }
 
+/** The headers a Connection header names: they belong to that one connection too (RFC 9110 §7.6.1). */
+function namedByConnection(value: string | readonly string[] | undefined): string[] {
+  return String(value ?? '')
+    .toLowerCase()
+    .split(',')
+    .map((name) => name.trim())
+}
+
 /** The request's headers for the target: hop-by-hop and the sandbox's own left out. */
 function forwardedHeaders(request: ApiRequest): Record<string, string> {
   const headers: Record<string, string> = {}
   const given = request.headers?.() ?? {}
-  const connection = String(given.connection ?? '')
-    .toLowerCase()
-    .split(',')
-    .map((name) => name.trim())
+  const connection = namedByConnection(given.connection)
   for (const [name, value] of Object.entries(given)) {
     const lower = name.toLowerCase()
     if (value === undefined || HOP_BY_HOP.has(lower) || connection.includes(lower)) continue
@@ -257,12 +262,19 @@ function decoded(body: Buffer, coding: string | undefined, maxBytes: number): Bu
 }
 
 /** The target's answer as the pipeline's: UTF-8 text as `body`, anything else as `bytes`. */
-function relayed(answer: Exchange): ApiResponse {
+function relayed(answer: Exchange, target: string): ApiResponse {
+  // A status HTTP does not define (600-999, which Node reads) is no answer a client can use.
+  if (answer.status < 100 || answer.status > 599)
+    throw ApiError.of(
+      'badGateway',
+      `the proxy target ${target} answered status ${answer.status}, which HTTP does not define`,
+    )
   const headers: Record<string, string> = {}
   let setCookies: readonly string[] | undefined
   let latin1 = false
+  const connection = namedByConnection(answer.headers.connection)
   for (const [name, value] of Object.entries(answer.headers)) {
-    if (value === undefined || HOP_BY_HOP.has(name)) continue
+    if (value === undefined || HOP_BY_HOP.has(name) || connection.includes(name)) continue
     // Node gives Set-Cookie as a list (joined, it would be one broken cookie): each is relayed.
     if (name === 'set-cookie') {
       setCookies = Array.isArray(value) ? value : [String(value)]

@@ -58,6 +58,17 @@ function answer(req: IncomingMessage, res: ServerResponse, body: Buffer) {
       return res.end(IMAGE)
     case '/slow':
       return setTimeout(() => json(200, { late: true }), 3000)
+    case '/odd':
+      res.writeHead(200, {
+        'content-type': 'application/json',
+        connection: 'keep-alive, X-Secret',
+        'x-secret': 'for this hop only',
+        'x-kept': 'yes',
+      })
+      return res.end('{}')
+    case '/999':
+      res.writeHead(999, { 'content-type': 'application/json' })
+      return res.end('{}')
     case '/later':
       return setTimeout(() => json(200, { later: true }), 200)
     case '/bomb':
@@ -273,6 +284,18 @@ describe('--proxy (CONTRACT C4)', () => {
     } finally {
       await small.close()
     }
+  })
+
+  it('headers the target’s Connection names stay behind; a status HTTP does not define is 502', async () => {
+    const odd = await fetch(`${server.url}/odd`)
+    expect(odd.status).toBe(200)
+    expect(odd.headers.get('x-kept')).toBe('yes')
+    expect(odd.headers.get('x-secret')).toBeNull()
+    const weird = await fetch(`${server.url}/999`)
+    expect(weird.status).toBe(502)
+    expect((await weird.json()).message).toBe(
+      `the proxy target ${upstreamUrl}/v2 answered status 999, which HTTP does not define`,
+    )
   })
 
   it('a client that half-closes after its request still gets the answer', async () => {
