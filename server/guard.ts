@@ -65,9 +65,12 @@ export function hostGuard(
       passed.add(host)
       return null
     }
+    // A Host that names no host at all (empty, `localhost:80:81`) gets no advice to allow it.
     return ApiError.of(
       'permissionDenied',
-      `host '${host.slice(0, 200)}' is not allowed: start the sandbox with --allowed-hosts ${name.slice(0, 200)} (or --allowed-hosts all)`,
+      /^(?:\[[0-9a-f:.]+\]|[a-z0-9_.-]+)$/i.test(name)
+        ? `host '${host.slice(0, 200)}' is not allowed: start the sandbox with --allowed-hosts ${name.slice(0, 200)} (or --allowed-hosts all)`
+        : `host '${host.slice(0, 200)}' is not a host name`,
     )
   }
 }

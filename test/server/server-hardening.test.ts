@@ -192,4 +192,14 @@ describe.each(['fast', 'msw'] as const)('bytes on the wire (--transport %s)', (t
     expect(absolute.startsWith('HTTP/1.1 403')).toBe(true)
     expect(absolute).toContain("host 'evil.test' is not allowed")
   })
+
+  it('a Host that names no host is refused without advice to allow it', async () => {
+    for (const host of ['', 'localhost:80:81', 'a b']) {
+      const answer = (
+        await rawAnswer([`GET /__sandbox HTTP/1.1`, `Host: ${host}`, 'Connection: close'])
+      ).toString('latin1')
+      expect(answer.startsWith('HTTP/1.1 403')).toBe(true)
+      expect(answer).toContain(`"message":"host '${host}' is not a host name"`)
+    }
+  })
 })
