@@ -197,8 +197,13 @@ export async function createApiSandboxServer(
     else if (error.code === 'ERR_HTTP_REQUEST_TIMEOUT') answerRaw(socket, 'timeout')
     else answerRaw(socket, ApiError.of('invalidParameter', 'malformed HTTP request'))
   })
+  // CONNECT is no request of the API: refused by the Host check first, as every request is.
   server.on('connect', (req: IncomingMessage, socket: Duplex) =>
-    answerRaw(socket, ApiError.of('notFound', `no route for CONNECT ${req.url?.slice(0, 100)}`)),
+    answerRaw(
+      socket,
+      listening.hosts(req.headers.host) ??
+        ApiError.of('notFound', `no route for CONNECT ${req.url?.slice(0, 100)}`),
+    ),
   )
   try {
     await new Promise<void>((resolve, reject) => {

@@ -135,6 +135,15 @@ describe.each(['fast', 'msw'] as const)('odd request targets (%s transport)', (t
     if (allow) expect(answer).toMatch(new RegExp(`\\r\\nAllow: ${allow}\\r\\n`, 'i'))
     expect((await fetch(`${odd.url}/users/1`, { headers: auth })).status).toBe(200)
   })
+
+  it('CONNECT with a Host the sandbox does not answer to is the Host check’s 403', async () => {
+    const socket = connect(odd.port, '127.0.0.1')
+    const answer = closedBy(socket, 3000)
+    socket.write('CONNECT evil.example:443 HTTP/1.1\r\nHost: evil.example:443\r\n\r\n')
+    const text = await answer
+    expect(text).toMatch(/^HTTP\/1\.1 403 /)
+    expect(text).toContain("host 'evil.example:443' is not allowed")
+  })
 })
 
 describe('stopping', () => {
