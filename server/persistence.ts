@@ -787,6 +787,9 @@ export class DataFile implements Persistence {
       this.#mode = current.mode & 0o7777
       this.#owner = { uid: current.uid, gid: current.gid }
     }
+    // What the file is once renamed (a rename keeps the inode and mtime), known before the
+    // rename: an edit right after it is then never taken for this server's own write.
+    let written: Known
     try {
       const handle = await open(temp, 'wx', this.#mode)
       try {
@@ -794,6 +797,8 @@ export class DataFile implements Persistence {
         await handle.chmod(this.#mode)
         if (this.#owner) await handle.chown(this.#owner.uid, this.#owner.gid).catch(() => undefined)
         await handle.sync()
+        const { size, mtimeMs, ino } = await handle.stat()
+        written = { size, mtimeMs, ino }
       } finally {
         await handle.close()
       }
@@ -807,8 +812,8 @@ export class DataFile implements Persistence {
       await rm(temp, { force: true }).catch(() => undefined)
       throw error
     }
+    this.#known = written
     await syncFolder(dirname(this.#target))
-    this.#known = await this.#stat()
     this.#fileBytes = text.length
     this.#lastSavedAt = new Date().toISOString()
     this.#lastWriteMs = performance.now() - started
@@ -882,8 +887,13 @@ export class DataFile implements Persistence {
     if (this.#closed || this.#known === null) return
     this.#known = null
     this.#print(`shop-sandbox: ${this.path} was removed; the sandbox writes its data to it again`)
-    this.#compactDue = true
-    this.#kick()
+    // A moment later, not at once: a folder being removed (`rm -r`) is not refilled under the
+    // remover's hands (its rmdir would fail), and a folder gone stays gone.
+    setTimeout(() => {
+      if (this.#closed) return
+      this.#compactDue = true
+      this.#kick()
+    }, IDLE_MS).unref?.()
   }
 
   /**
