@@ -26,6 +26,11 @@ export function jsonDepthExceeds(text: string, max: number): boolean {
   return false
 }
 
+/** 429 / 42900 for a body that does not fit the bodies held in memory at once (C3). */
+export function bodiesBusy(): ApiError {
+  return ApiError.of('rateLimited', 'too many large request bodies in flight; retry shortly')
+}
+
 const jsonType = /^application\/(?:json|[\w.+-]+\+json)\s*(?:;|$)/i
 
 /**
@@ -53,8 +58,7 @@ export async function readJsonBody(
     throw ApiError.of('malformedJson', 'malformed JSON body: the body was cut off')
   }
   if (bytes === 'too-large') throw tooLarge()
-  if (bytes === 'busy')
-    throw ApiError.of('rateLimited', 'too many large request bodies in flight; retry shortly')
+  if (bytes === 'busy') throw bodiesBusy()
   onBytes?.(bytes.byteLength)
   if (type === null || !jsonType.test(type)) {
     throw ApiError.of(

@@ -2,7 +2,7 @@ import type { IncomingMessage, ServerResponse } from 'node:http'
 import type { RequestHandler } from 'msw'
 import type { Sandbox } from '../sandbox/create-sandbox.js'
 import { createHandlers } from '../sandbox/msw-handlers.js'
-import { ApiError } from '../contract/api-error.js'
+import { bodiesBusy } from '../http/body.js'
 import { failure } from '../contract/envelope.js'
 import type { BodyBudget } from './node-request.js'
 import { discardBody, drop, sendAnswer } from './respond.js'
@@ -52,14 +52,7 @@ export async function mswFrameOf(
     const hasBody = method !== 'GET' && method !== 'HEAD'
     // Past the budget, the answer is 429 at once; MSW's handler sees the body cut off, and its
     // answer (later) is not written.
-    const busy = () =>
-      sendAnswer(
-        req,
-        res,
-        failure(
-          ApiError.of('rateLimited', 'too many large request bodies in flight; retry shortly'),
-        ),
-      )
+    const busy = () => sendAnswer(req, res, failure(bodiesBusy()))
     const body = hasBody ? bodyStream(req, bodies, busy) : null
     let request: Request
     try {

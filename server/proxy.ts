@@ -6,7 +6,7 @@ import { ApiError } from '../contract/api-error.js'
 import type { ApiRequest, ApiResponse } from '../contract/exchange.js'
 import { pastAscii } from '../contract/exchange.js'
 import { SERVER_OWNED_HEADERS } from '../contract/headers.js'
-import { BODY_LIMIT } from '../http/body.js'
+import { BODY_LIMIT, bodiesBusy } from '../http/body.js'
 import type { Seen } from '../http/steps/seen.js'
 import { bodyOf } from '../http/steps/seen.js'
 import type { BodyBudget } from './node-request.js'
@@ -66,8 +66,7 @@ export function proxyTo(
     if (request.method !== 'GET' && request.method !== 'HEAD') {
       const read = await bodyOf(request, seen).readBody(BODY_LIMIT)
       if (read === 'too-large') throw ApiError.of('payloadTooLarge')
-      if (read === 'busy')
-        throw ApiError.of('rateLimited', 'too many large request bodies in flight; retry shortly')
+      if (read === 'busy') throw bodiesBusy()
       body = read
     }
     const headers = forwardedHeaders(request)

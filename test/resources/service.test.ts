@@ -34,20 +34,28 @@ const things = (count: number, parentOf: (index: number) => number | undefined) 
     },
   })
 
+/** A small shop with `things` beside it, and a way to call it as an admin. */
+function withThings(count: number, parentOf: (index: number) => number | undefined) {
+  const sandbox = createSandbox({
+    users: 2,
+    products: 1,
+    orders: 0,
+    resources: [things(count, parentOf)],
+  })
+  const call = (method: string, path: string, body?: unknown) =>
+    sandbox.fetch(`http://sandbox.test${path}`, {
+      method,
+      headers: admin,
+      ...(body === undefined
+        ? {}
+        : { body: typeof body === 'string' ? body : JSON.stringify(body) }),
+    })
+  return { sandbox, call }
+}
+
 describe('deleting a record deletes what points at it', () => {
   it('records that point at each other in a loop: DELETE removes the loop once, 204, never a 500', async () => {
-    const sandbox = createSandbox({
-      users: 2,
-      products: 1,
-      orders: 0,
-      resources: [things(4, () => undefined)],
-    })
-    const call = (method: string, path: string, body?: unknown) =>
-      sandbox.fetch(`http://sandbox.test${path}`, {
-        method,
-        headers: admin,
-        ...(body === undefined ? {} : { body: JSON.stringify(body) }),
-      })
+    const { sandbox, call } = withThings(4, () => undefined)
     expect((await call('PATCH', '/things/1', { parentId: 2 })).status).toBe(200)
     expect((await call('PATCH', '/things/2', { parentId: 1 })).status).toBe(200)
     expect((await call('PATCH', '/things/3', { parentId: 3 })).status).toBe(200)
@@ -58,16 +66,8 @@ describe('deleting a record deletes what points at it', () => {
   })
 
   it('a chain of 50,000 records, each pointing at the one before: deleting the first removes all', async () => {
-    const sandbox = createSandbox({
-      users: 2,
-      products: 1,
-      orders: 0,
-      resources: [things(50_000, (index) => (index === 0 ? undefined : index))],
-    })
-    const response = await sandbox.fetch('http://sandbox.test/things/1', {
-      method: 'DELETE',
-      headers: admin,
-    })
+    const { sandbox, call } = withThings(50_000, (index) => (index === 0 ? undefined : index))
+    const response = await call('DELETE', '/things/1')
     expect(response.status).toBe(204)
     expect(sandbox.db.things.size).toBe(0)
   })
@@ -93,18 +93,7 @@ describe('deleting a record deletes what points at it', () => {
 
 describe('a data document with links', () => {
   it('an optional link left out leads nowhere on purpose: GET /__sandbox/db loads back with PUT', async () => {
-    const sandbox = createSandbox({
-      users: 2,
-      products: 1,
-      orders: 0,
-      resources: [things(3, (index) => (index === 2 ? 1 : undefined))],
-    })
-    const call = (method: string, path: string, body?: string) =>
-      sandbox.fetch(`http://sandbox.test${path}`, {
-        method,
-        headers: admin,
-        ...(body === undefined ? {} : { body }),
-      })
+    const { call } = withThings(3, (index) => (index === 2 ? 1 : undefined))
     const document = (await (await call('GET', '/__sandbox/db')).json()).data
     expect(document.things[0]).not.toHaveProperty('parentId')
     const put = await call('PUT', '/__sandbox/db', JSON.stringify(document))
