@@ -12,6 +12,11 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 const exec = promisify(execFile)
 const repo = fileURLToPath(new URL('../../', import.meta.url))
 const npm = process.platform === 'win32' ? 'npm.cmd' : 'npm'
+/**
+ * What a test that runs tsc, attw, npm or Jest may take: those commands get 120 s each, and on
+ * a busy two-core machine one tsc run alone outlasted vitest's 20 s default.
+ */
+const COMMAND_TIMEOUT = 150_000
 
 /** The versions this repo tested with, so the consumer installs from the local npm cache. */
 async function installedVersion(name: string): Promise<string> {
@@ -93,7 +98,7 @@ afterAll(async () => {
     await rm(join(project, '..'), { recursive: true, force: true })
 })
 
-describe('the packed tarball, installed in a fresh project', () => {
+describe('the packed tarball, installed in a fresh project', { timeout: COMMAND_TIMEOUT }, () => {
   it('ships only what users need, and is small', async () => {
     const { stdout } = await exec('tar', ['-tzf', tarball])
     const files = stdout.trim().split('\n')
@@ -195,7 +200,7 @@ export { first, code, names, failed, page, orders, server, browser, setupSandbox
   })
 })
 
-describe('types and CommonJS, as other projects are set up', () => {
+describe('types and CommonJS, as other projects are set up', { timeout: COMMAND_TIMEOUT }, () => {
   const tsc = () => join(project, 'node_modules', '.bin', 'tsc')
 
   it('(d) attw: the types resolve the same as the code for every entry point and resolution', async () => {
@@ -436,7 +441,7 @@ async function jestTest(): Promise<string> {
   return (await transform(typescript, { loader: 'ts', format: 'esm' })).code
 }
 
-describe('Jest 30, as the README sets it up', () => {
+describe('Jest 30, as the README sets it up', { timeout: COMMAND_TIMEOUT }, () => {
   const jest = () => join(project, 'node_modules', '.bin', 'jest')
   const mswMajor = async () => Number((await installedVersion('msw')).split('.')[0])
 
