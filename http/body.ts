@@ -31,6 +31,9 @@ export function bodiesBusy(): ApiError {
   return ApiError.of('rateLimited', 'too many large request bodies in flight; retry shortly')
 }
 
+/** Strict UTF-8 (a malformed byte is an error, not U+FFFD); one call decodes a whole body. */
+const utf8 = new TextDecoder('utf-8', { fatal: true })
+
 const jsonType = /^application\/(?:json|[\w.+-]+\+json)\s*(?:;|$)/i
 
 /**
@@ -70,7 +73,7 @@ export async function readJsonBody(
     throw ApiError.of('malformedJson', 'malformed JSON body: the body is empty')
   let text: string
   try {
-    text = new TextDecoder('utf-8', { fatal: true }).decode(bytes)
+    text = utf8.decode(bytes)
   } catch {
     throw ApiError.of('malformedJson', 'malformed JSON body: not valid UTF-8')
   }

@@ -10,6 +10,7 @@ import { finish, requestIdFor } from './steps/request-id.js'
 import { route } from './steps/route.js'
 import { sandboxId } from './steps/sandbox.js'
 import type { Seen } from './steps/seen.js'
+import { seenOf } from './steps/seen.js'
 
 export { requestIdFor } from './steps/request-id.js'
 export { WRITE_METHODS } from './steps/run.js'
@@ -104,13 +105,18 @@ function dispatch(
       if (!answer) throw noRoute(request)
       result = answer
     } else {
-      result = journaled(host, instance, request, {
-        at: host.now(),
-        started: performance.now(),
-        pathname,
-        path: pathname.slice(basePath.length) || '/',
-        requestId,
-      })
+      result = journaled(
+        host,
+        instance,
+        request,
+        seenOf(
+          host.now(),
+          performance.now(),
+          pathname,
+          pathname.slice(basePath.length) || '/',
+          requestId,
+        ),
+      )
     }
   } catch (error) {
     host.settle(instance)

@@ -20,10 +20,49 @@ export interface Seen {
   raw?: Promise<Uint8Array | 'too-large' | 'busy'>
 }
 
+/**
+ * A request's `Seen` with every field present from the start: the steps that fill it in later
+ * (the body, an override's id) then store into the object as it is, instead of growing it.
+ */
+export function seenOf(
+  at: number,
+  started: number,
+  pathname: string,
+  path: string,
+  requestId: string,
+): Seen {
+  return {
+    at,
+    started,
+    pathname,
+    path,
+    requestId,
+    body: undefined,
+    bytes: undefined,
+    overrideId: undefined,
+    nearMiss: undefined,
+    proxied: undefined,
+    raw: undefined,
+  }
+}
+
 /** The request's body, read once: an override's body condition and the operation share it. */
 export function bodyOf(request: ApiRequest, seen: Seen): Pick<ApiRequest, 'header' | 'readBody'> {
-  return {
-    header: (name) => request.header(name),
-    readBody: (limit) => (seen.raw ??= request.readBody(limit)),
+  return new SharedBody(request, seen)
+}
+
+/** One object per read, its methods on the prototype (this runs on every write). */
+class SharedBody implements Pick<ApiRequest, 'header' | 'readBody'> {
+  constructor(
+    readonly request: ApiRequest,
+    readonly seen: Seen,
+  ) {}
+
+  header(name: string): string | null {
+    return this.request.header(name)
+  }
+
+  readBody(limit: number): Promise<Uint8Array | 'too-large' | 'busy'> {
+    return (this.seen.raw ??= this.request.readBody(limit))
   }
 }
