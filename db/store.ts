@@ -1,5 +1,5 @@
 import type { ProgressReporter } from './progress.js'
-import type { Row, TableChange } from './table.js'
+import type { Row, TableChange, UniqueKey } from './table.js'
 import { Table } from './table.js'
 
 /** A change to one of a store's tables, in the order the store made them. */
@@ -17,7 +17,7 @@ export type Snapshot = Document & { nextIds: Record<string, number> }
 /** How one collection is stored: its unique keys and grouping indexes. */
 export interface TableSpec {
   name: string
-  unique?: Readonly<Record<string, (record: Row) => string>>
+  unique?: Readonly<Record<string, (record: Row) => UniqueKey | undefined>>
   groups?: Readonly<Record<string, (record: Row) => number>>
 }
 

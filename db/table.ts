@@ -31,10 +31,17 @@ export interface Row {
   readonly id: number
 }
 
-/** A unique secondary index: one key per record, at most one record per key. */
+/**
+ * A unique secondary index: one key per record, at most one record per key. A record whose key
+ * is undefined (the field is empty) is not filed, and collides with no one. Keys compare by
+ * type too: the number 1 and the text '1' are different keys.
+ */
 export interface UniqueIndex<T> {
-  key(record: T): string
+  key(record: T): UniqueKey | undefined
 }
+
+/** What a unique index files records under. */
+export type UniqueKey = string | number
 
 /** A grouping index: each record files under one key (e.g. an order under its owner). */
 export interface GroupIndex<T> {
@@ -67,7 +74,7 @@ export interface TableOptions<T extends Row, U extends string, G extends string>
 export class Table<T extends Row, U extends string = never, G extends string = never> {
   /** Every record, ascending by id. */
   readonly #rows: T[] = []
-  readonly #unique = new Map<U, { index: UniqueIndex<T>; ids: Map<string, number> }>()
+  readonly #unique = new Map<U, { index: UniqueIndex<T>; ids: Map<UniqueKey, number> }>()
   readonly #groups = new Map<G, { index: GroupIndex<T>; ids: Map<number, number[]> }>()
   /** Values derived from each record, aligned with the rows (built on first use). */
   readonly #derived = new Map<string, { compute(record: T): string; values: string[] }>()
@@ -200,7 +207,7 @@ export class Table<T extends Row, U extends string = never, G extends string = n
   }
 
   /** The record holding `key` in the unique index `index`, if any. */
-  findUnique(index: U, key: string): T | undefined {
+  findUnique(index: U, key: UniqueKey): T | undefined {
     const id = this.#unique.get(index)?.ids.get(key)
     return id === undefined ? undefined : this.get(id)
   }
@@ -346,9 +353,10 @@ export class Table<T extends Row, U extends string = never, G extends string = n
   conflict(
     record: T,
     id: number = record.id,
-  ): { index: U; key: string; holder: number } | undefined {
+  ): { index: U; key: UniqueKey; holder: number } | undefined {
     for (const [index, { index: unique, ids }] of this.#unique) {
       const key = unique.key(record)
+      if (key === undefined) continue
       const holder = ids.get(key)
       if (holder !== undefined && holder !== id) return { index, key, holder }
     }
@@ -365,7 +373,10 @@ export class Table<T extends Row, U extends string = never, G extends string = n
   }
 
   #index(record: T): void {
-    for (const { index, ids } of this.#unique.values()) ids.set(index.key(record), record.id)
+    for (const { index, ids } of this.#unique.values()) {
+      const key = index.key(record)
+      if (key !== undefined) ids.set(key, record.id)
+    }
     for (const { index, ids } of this.#groups.values()) {
       const key = index.key(record)
       const members = ids.get(key)
@@ -375,7 +386,10 @@ export class Table<T extends Row, U extends string = never, G extends string = n
   }
 
   #unindex(record: T): void {
-    for (const { index, ids } of this.#unique.values()) ids.delete(index.key(record))
+    for (const { index, ids } of this.#unique.values()) {
+      const key = index.key(record)
+      if (key !== undefined) ids.delete(key)
+    }
     for (const { index, ids } of this.#groups.values()) {
       const key = index.key(record)
       const members = ids.get(key)?.filter((id) => id !== record.id)

@@ -35,7 +35,15 @@ function referencesOf(
   owner?: number,
 ) {
   const rule = resource.definition.rules?.references
-  if (rule) return (body: unknown) => rule(body, context.data, current, owner)
+  if (rule)
+    return (body: unknown) => {
+      const problems: unknown = rule(body, context.data, current, owner)
+      if (Array.isArray(problems) && problems.every((problem) => typeof problem === 'string'))
+        return problems as string[]
+      throw new Error(
+        `${resource.name}.rules.references must return a list of problems (texts, empty when there are none), got ${JSON.stringify(problems) ?? String(problems)}`,
+      )
+    }
   const links = (resource.definition.links ?? []) as readonly Link[]
   if (links.length === 0) return undefined
   // A nested link's field is the path's on a nested create, and written once: no later body sets it.

@@ -6,6 +6,7 @@ import { codes } from '../contract/codes.js'
 import { once } from '../contract/once.js'
 import { documented, readOnlyFields, schemaRegistry } from '../contract/registry.js'
 import type { TableSpec } from '../db/store.js'
+import type { UniqueKey } from '../db/table.js'
 import { foldCase } from '../db/store.js'
 import type { ApiDefinition, FixedToken } from './api.js'
 import type {
@@ -17,7 +18,13 @@ import type {
   Row,
 } from './define.js'
 import { nameOf } from './define.js'
-import { ALWAYS_READ_ONLY, checkApi, checkDefinition, codeResolver } from './definition-checks.js'
+import {
+  ALWAYS_READ_ONLY,
+  checkApi,
+  checkDefinition,
+  codeResolver,
+  openFields,
+} from './definition-checks.js'
 import type { ListSpec } from './list.js'
 import type { QuerySchema } from './query.js'
 import { listQuerySchema, recordQuerySchema } from './query.js'
@@ -51,6 +58,14 @@ export interface Resource {
     /** POST on the nested route: the create body without the owner's field. */
     nestedCreate?: z.ZodObject
   }
+  /**
+   * Whether what the bodies let through is a record as the schema takes it (each field one of
+   * the schema's own, or its default; every field a new record needs): then a write without a
+   * rule stores it as it is; otherwise the result is checked against the schema first.
+   */
+  readonly bodiesAreRecords: { readonly create: boolean; readonly update: boolean }
+  /** Fields whose schema takes values of any kind (`z.unknown()`): their seeds are checked as JSON. */
+  readonly openFields: readonly string[]
   readonly listSpec: ListSpec<Row>
   /** The list spec on the nested route (no owner filter: the path says whose). */
   readonly nestedListSpec: ListSpec<Row>
@@ -160,6 +175,10 @@ export class Catalog {
         singulars.set(singular, String(name))
       }
     }
+    if (!names.has(accountsName))
+      throw new TypeError(
+        `api.accounts.resource: ${accountsName} is not a resource of this API (${[...names].join(', ')})`,
+      )
     definitions.forEach((definition, index) =>
       checkDefinition(definition, place(index), {
         names,
@@ -201,6 +220,14 @@ export class Catalog {
         )
       role = accounts.role
     } else if (resource.fields.includes('role')) role = { field: 'role', admin: 'admin' }
+    // Whoever may write an account's role could make an account an admin.
+    const writers = (['create', 'replace', 'update'] as const).filter(
+      (action) => resource.permission(action) !== 'admin',
+    )
+    if (role && writers.length > 0 && !(resource.definition.adminOnly ?? []).includes(role.field))
+      throw new TypeError(
+        `${name}.adminOnly: must list ${role.field}, the role that makes an account an admin${accounts.role ? '' : ' (a field named role is taken as it)'}: ${writers.join(' and ')} ${writers.length > 1 ? 'are' : 'is'} not for admins only, so a member could make an account an admin`,
+      )
     return { resource, login, password: accounts.password, role, tokens: accounts.tokens ?? [] }
   }
 
@@ -358,9 +385,7 @@ function compile(
   const uniqueKeys = Object.fromEntries(
     Object.entries(unique).map(([field, key]) => [
       field,
-      key.ignoreCase
-        ? (record: Row) => foldCase(String(record[field]))
-        : (record: Row) => String(record[field]),
+      uniqueKey(field, key.ignoreCase === true),
     ]),
   )
   const errors = {
@@ -385,6 +410,15 @@ function compile(
     ]),
   ])
   const bodies = once(() => bodySchemas(definition, component, readOnly()))
+  const bodiesAreRecords = once(() => {
+    const { create, replace, patch, nestedCreate } = bodies()
+    return {
+      create:
+        recordBody(create, schema, []) &&
+        (!nestedCreate || recordBody(nestedCreate, schema, nested ? [nested.field!] : [])),
+      update: recordBody(replace, schema, null) && recordBody(patch, schema, null),
+    }
+  })
   const listQuery = once(() => listQuerySchema(listSpec))
   const nestedListQuery = once(() => listQuerySchema(nestedListSpec))
   const recordQuery = once(() => recordQuerySchema(fields))
@@ -402,6 +436,10 @@ function compile(
     get bodies() {
       return bodies()
     },
+    get bodiesAreRecords() {
+      return bodiesAreRecords()
+    },
+    openFields: openFields(schema),
     listSpec,
     nestedListSpec,
     get listQuery() {
@@ -467,3 +505,54 @@ function withLinks(
 }
 
 export type { ResourceDefinition }
+
+/**
+ * Whether every field of `body` is the record schema's own field (or it with a default, or
+ * optional), and, given `given` (fields a create gets from elsewhere: the nested owner's), every
+ * field a new record needs is in it. Null `given`: an update, whose missing fields the record
+ * keeps.
+ */
+function recordBody(
+  body: z.ZodObject,
+  record: z.ZodObject,
+  given: readonly string[] | null,
+): boolean {
+  const own = record.shape as Record<string, z.ZodType>
+  const shape = body.shape as Record<string, z.ZodType>
+  for (const [key, field] of Object.entries(shape)) {
+    const inner = (field as unknown as { _zod: { def: { type: string; innerType?: unknown } } })
+      ._zod.def
+    const wrapped = inner.type === 'default' || inner.type === 'optional'
+    if (field !== own[key] && !(wrapped && inner.innerType === own[key])) return false
+    if (inner.type === 'optional' && given && !own[key]!.safeParse(undefined).success) return false
+  }
+  if (given)
+    for (const [key, field] of Object.entries(own)) {
+      if (ALWAYS_READ_ONLY.includes(key) || given.includes(key)) continue
+      if (!(key in shape) && !field.safeParse(undefined).success) return false
+    }
+  return true
+}
+
+/**
+ * The key a unique field files a record under: its text (folded with `ignoreCase`) or number;
+ * none for an empty field (records without one do not collide). A write asks for the same
+ * value's key three times (the service's check, the table's own check, the index): the last
+ * text's key is kept, so it is folded once and the index hashes one string, not three copies.
+ */
+function uniqueKey(field: string, ignoreCase: boolean): (record: Row) => UniqueKey | undefined {
+  let lastValue: unknown
+  let lastKey = ''
+  return (record) => {
+    const value = record[field]
+    if (typeof value !== 'string') {
+      if (value === undefined || value === null) return undefined
+      return typeof value === 'number' ? value : String(value)
+    }
+    if (value === lastValue) return lastKey
+    const key = ignoreCase ? foldCase(value) : value
+    lastValue = value
+    lastKey = key
+    return key
+  }
+}

@@ -114,10 +114,6 @@ export function codeResolver(api: ApiDefinition) {
   }
 }
 
-/**
- * Checks one definition in the context of its API (the names of every resource, its codes);
- * throws a TypeError naming the resource and the field. Returns the schema's field names.
- */
 /** What a record field could be instead of a type JSON has no place for. */
 const JSON_INSTEAD: Record<string, string> = {
   bigint: 'z.int() (or a string of digits)',
@@ -147,6 +143,35 @@ const NOT_JSON = new Set([
  * field would fail only when the first record is sent (a 500).
  */
 function notJsonType(schema: z.ZodType): { path: string; type: string } | null {
+  return findType(schema, (def) =>
+    NOT_JSON.has(def.type)
+      ? def.type
+      : // A stored record is read back through the same schema (a data file, PUT
+        // /__sandbox/db): a field must take what it gives. A transform or a coercion gives
+        // something else.
+        def.type === 'transform'
+        ? 'transform'
+        : def.coerce === true
+          ? 'coercion'
+          : null,
+  )
+}
+
+/** zod's types that take values of any kind, JSON or not (a lazy one cannot be looked into). */
+const OPEN = new Set(['unknown', 'any', 'custom', 'lazy'])
+
+/** The fields of a record schema that take values of any kind: their seeded values are checked. */
+export function openFields(schema: z.ZodObject): string[] {
+  return Object.entries(schema.shape as Record<string, z.ZodType>)
+    .filter(([, field]) => findType(field, (def) => (OPEN.has(def.type) ? def.type : null)))
+    .map(([key]) => key)
+}
+
+/** The first type in a schema (walked through objects, lists, unions, wrappers) `match` names. */
+function findType(
+  schema: z.ZodType,
+  match: (def: Record<string, unknown> & { type: string }) => string | null,
+): { path: string; type: string } | null {
   const seen = new Set<unknown>()
   const stack: Array<[z.ZodType, string]> = [[schema, '']]
   while (stack.length > 0) {
@@ -156,7 +181,8 @@ function notJsonType(schema: z.ZodType): { path: string; type: string } | null {
     const def = (
       current as unknown as { _zod: { def: Record<string, unknown> & { type: string } } }
     )._zod.def
-    if (NOT_JSON.has(def.type)) return { path: path.slice(1), type: def.type }
+    const found = match(def)
+    if (found) return { path: path.slice(1), type: found }
     const inner = (child: unknown, suffix = '') =>
       child && stack.push([child as z.ZodType, `${path}${suffix}`])
     switch (def.type) {
@@ -182,7 +208,7 @@ function notJsonType(schema: z.ZodType): { path: string; type: string } | null {
         inner(def.right)
         break
       case 'pipe':
-        // What is stored is the pipe's output.
+        inner(def.in)
         inner(def.out)
         break
       default:
@@ -193,6 +219,10 @@ function notJsonType(schema: z.ZodType): { path: string; type: string } | null {
   return null
 }
 
+/**
+ * Checks one definition in the context of its API (the names of every resource, its codes);
+ * throws a TypeError naming the resource and the field.
+ */
 export function checkDefinition(
   definition: AnyResourceDefinition,
   place: string,
@@ -211,6 +241,8 @@ export function checkDefinition(
   const name = definition.name as unknown
   if (typeof name !== 'string' || !/^[a-z][a-zA-Z0-9-]*$/.test(name))
     fail(`${place}.name`, `must be a path segment like "categories", got ${JSON.stringify(name)}`)
+  if (name in Object.prototype)
+    fail(`${place}.name`, `${name} is a name every JavaScript object has; pick another name`)
   if (RESERVED_NAMES.has(name))
     fail(`${name}.name`, `${name} is the sandbox's own route (/${name}); pick another name`)
   const at = (field: string) => `${name}.${field}`
@@ -242,10 +274,20 @@ export function checkDefinition(
   if (!id || !id.safeParse(1).success || id.safeParse(1.5).success || id.safeParse('1').success)
     fail(at('schema.id'), 'must be an integer field, e.g. id: readOnly(idSchema)')
   const unsendable = notJsonType(schema)
+  if (unsendable?.type === 'transform' || unsendable?.type === 'coercion')
+    fail(
+      at(`schema.${unsendable.path}`),
+      `is a ${unsendable.type}: records are kept as JSON and read back through this schema, so a field must take the value it gives (seeded and written records would differ); derive values in rules.create and rules.update instead`,
+    )
   if (unsendable)
     fail(
       at(`schema.${unsendable.path}`),
       `is a ${unsendable.type}, which JSON cannot carry (records are sent and kept as JSON); use ${JSON_INSTEAD[unsendable.type] ?? 'a JSON type'}`,
+    )
+  if (refined(schema))
+    fail(
+      at('schema'),
+      'has a refinement of the whole object (.refine, .superRefine, .check): request bodies are derived from its fields, which zod cannot do with one; check across fields in rules.check (data documents) and rules.create / rules.update (writes)',
     )
 
   if (definition.unique !== undefined) {
@@ -254,6 +296,19 @@ export function checkDefinition(
       field(at(`unique.${key}`), key)
       if (!isObject(unique)) fail(at(`unique.${key}`), 'must be { conflict, ignoreCase? }')
       context.code((unique as Record<string, unknown>).conflict, at(`unique.${key}.conflict`))
+      if (unique.ignoreCase !== undefined && typeof unique.ignoreCase !== 'boolean')
+        fail(
+          at(`unique.${key}.ignoreCase`),
+          `must be true or false, got ${JSON.stringify(unique.ignoreCase)}`,
+        )
+      const kind = scalarKind(shape[key]!)
+      if (kind === null)
+        fail(
+          at(`unique.${key}`),
+          'a unique field must hold a string, a number or an enum value (optional or nullable is fine: records without one do not collide)',
+        )
+      if (unique.ignoreCase === true && kind !== 'string')
+        fail(at(`unique.${key}.ignoreCase`), `${key} holds no text, so it has no case to ignore`)
     }
   }
 
@@ -285,6 +340,9 @@ export function checkDefinition(
     }
   }
 
+  for (const key of ['adminOnly', 'links'] as const)
+    if (definition[key] !== undefined && !Array.isArray(definition[key]))
+      fail(at(key), `must be a list, got ${typeof definition[key]}`)
   const readOnly = new Set([...ALWAYS_READ_ONLY, ...readOnlyFields(schema)])
   ;(definition.adminOnly ?? []).forEach((adminOnly: unknown, position: number) => {
     field(at(`adminOnly[${position}]`), adminOnly)
@@ -314,9 +372,51 @@ export function checkDefinition(
   }
 
   if (definition.bodies !== undefined) {
+    if (!isObject(definition.bodies))
+      fail(at('bodies'), `must be an object of ${listed(BODY_KINDS)}`)
     for (const [kind, body] of Object.entries(definition.bodies)) {
+      if (!BODY_KINDS.includes(kind))
+        fail(at(`bodies.${kind}`), `is not a body; bodies are ${listed(BODY_KINDS)}`)
       if (body !== undefined && !(body instanceof z.ZodObject))
         fail(at(`bodies.${kind}`), 'must be a zod object schema')
+    }
+    // The bodies not given are derived from those given (a patch from the replace body).
+    const { replace, patch, create, nestedCreate } = definition.bodies as Record<string, z.ZodType>
+    if (replace && !patch && refined(replace))
+      fail(
+        at('bodies.patch'),
+        'is needed: bodies.replace has a refinement of the whole object, so no patch body can be derived from it',
+      )
+    if (create && !nestedCreate && refined(create) && nestedField(definition) !== undefined)
+      fail(
+        at('bodies.nestedCreate'),
+        'is needed: bodies.create has a refinement of the whole object, so no nested create body can be derived from it',
+      )
+  }
+
+  // Without rules.create, the create body alone makes a record: it must give every field a
+  // record needs (a read-only one no client sends, a body of the definition's own that leaves
+  // one out), else each create would be refused by the schema, or store a record without it.
+  if (definition.rules?.create === undefined) {
+    const create = (definition.bodies as { create?: z.ZodObject } | undefined)?.create
+    const body = create?.shape as Record<string, z.ZodType> | undefined
+    const nestedOwner = nestedField(definition)
+    for (const [key, own] of Object.entries(shape)) {
+      if (ALWAYS_READ_ONLY.includes(key) || key === nestedOwner) continue
+      if (own.safeParse(undefined).success || Object.hasOwn(definition.defaults ?? {}, key))
+        continue
+      if (body) {
+        if (body[key] && !body[key].safeParse(undefined).success) continue
+        if (body[key]?.safeParse(undefined).success && defOf(body[key]).type === 'default') continue
+        fail(
+          at('bodies.create'),
+          `${body[key] ? 'makes' : 'leaves out'} ${key}${body[key] ? ' optional' : ''}, which every ${definition.singular} needs: require it in the body, give it a default (defaults.${key}), or set it in rules.create`,
+        )
+      } else if (readOnly.has(key))
+        fail(
+          at(`schema.${key}`),
+          `is read-only and every ${definition.singular} needs it, so no create could make one: make it optional, or set it in rules.create`,
+        )
     }
   }
 
@@ -333,8 +433,19 @@ export function checkDefinition(
         `${where}.resource`,
         `points at ${JSON.stringify(typeof target === 'string' ? target : (target as { name?: unknown } | undefined)?.name)}, which is not a resource of this API (${listed([...context.names])})`,
       )
-    if (link.field !== undefined) field(`${where}.field`, link.field)
-    else if (typeof link.ids !== 'function')
+    if (link.field !== undefined) {
+      field(`${where}.field`, link.field)
+      if (link.field === 'id')
+        fail(
+          `${where}.field`,
+          "id is this record's own id; a link's field holds the id of the record it points at (e.g. userId)",
+        )
+      if (!holdsIds(shape[link.field as string]!))
+        fail(
+          `${where}.field`,
+          `${String(link.field)} must hold an id, an integer (e.g. z.int().positive()), to point at a record`,
+        )
+    } else if (typeof link.ids !== 'function')
       fail(where, 'needs a field (the id it holds) or ids(record)')
     if (link.nested !== undefined) {
       if (!PERMISSIONS.includes(link.nested as Permission))
@@ -371,6 +482,32 @@ export function checkDefinition(
     }
   }
 
+  if (definition.docs !== undefined) {
+    const { docs } = definition as { docs: unknown }
+    if (!isObject(docs)) fail(at('docs'), 'must be { description?, operations? }')
+    for (const key of Object.keys(docs))
+      if (key !== 'description' && key !== 'operations')
+        fail(at(`docs.${key}`), 'is not part of docs (description, operations)')
+    if (docs.description !== undefined && typeof docs.description !== 'string')
+      fail(at('docs.description'), 'must be a text')
+    if (docs.operations !== undefined) {
+      if (!isObject(docs.operations))
+        fail(at('docs.operations'), 'must be an object of action: words')
+      for (const [action, words] of Object.entries(docs.operations)) {
+        if (!ACTIONS.includes(action as Action))
+          fail(at(`docs.operations.${action}`), `is not an action; actions are ${listed(ACTIONS)}`)
+        if (!isObject(words))
+          fail(at(`docs.operations.${action}`), 'must be { summary?, description? }')
+        for (const [key, text] of Object.entries(words))
+          if ((key !== 'summary' && key !== 'description') || typeof text !== 'string')
+            fail(
+              at(`docs.operations.${action}.${key}`),
+              'only a summary and a description, each a text, are taken',
+            )
+      }
+    }
+  }
+
   const seed = definition.seed as unknown
   if (!isObject(seed)) fail(at('seed'), 'must be { count, generate(context) }')
   const bound = (key: string, value: unknown) => {
@@ -380,6 +517,16 @@ export function checkDefinition(
   bound('count', seed.count)
   if (seed.min !== undefined) bound('min', seed.min)
   if (seed.max !== undefined) bound('max', seed.max)
+  if ((seed.max as number | undefined) !== undefined && (seed.max as number) > MAX_RECORDS)
+    fail(
+      at('seed.max'),
+      `must be at most ${MAX_RECORDS.toLocaleString('en')}, got ${String(seed.max)}`,
+    )
+  if (
+    (seed.min as number | undefined) !== undefined &&
+    (seed.min as number) > ((seed.max as number | undefined) ?? MAX_RECORDS)
+  )
+    fail(at('seed.min'), `is more than seed.max`)
   if (typeof seed.generate !== 'function')
     fail(at('seed.generate'), 'must be a function returning the records')
   if (seed.needs !== undefined && !context.names.has(nameOf(seed.needs as string)))
@@ -387,6 +534,70 @@ export function checkDefinition(
       at('seed.needs'),
       `${JSON.stringify(nameOf(seed.needs as string))} is not a resource of this API`,
     )
+}
+
+const BODY_KINDS = ['create', 'replace', 'patch', 'nestedCreate']
+
+/** Most records a resource may have (its `seed.max` at most). */
+const MAX_RECORDS = 1_000_000
+
+type Def = Record<string, unknown> & { type: string; checks?: unknown[] }
+const defOf = (schema: z.ZodType) => (schema as unknown as { _zod: { def: Def } })._zod.def
+
+/** Whether an object schema has checks of its own (a refinement of the whole object). */
+function refined(schema: z.ZodType): boolean {
+  return (defOf(schema).checks?.length ?? 0) > 0
+}
+
+/** The schema under optional, nullable, default and the like. */
+function unwrapped(schema: z.ZodType): z.ZodType {
+  let current = schema
+  for (;;) {
+    const def = defOf(current)
+    if (def.innerType) current = def.innerType as z.ZodType
+    else return current
+  }
+}
+
+/**
+ * What a unique field holds: 'string', 'number' (numbers, enums or literals of either),
+ * 'mixed' (a union of both), or null (anything else).
+ */
+function scalarKind(schema: z.ZodType): 'string' | 'number' | 'mixed' | null {
+  const def = defOf(unwrapped(schema))
+  if (def.type === 'union') {
+    const kinds = new Set((def.options as z.ZodType[]).map(scalarKind))
+    if (kinds.has(null)) return null
+    return kinds.size === 1 ? [...kinds][0]! : 'mixed'
+  }
+  if (def.type === 'string') return 'string'
+  if (def.type === 'number' || def.type === 'int') return 'number'
+  if (def.type === 'enum') {
+    const values = Object.values(def.entries as Record<string, unknown>)
+    if (values.every((value) => typeof value === 'string')) return 'string'
+    if (values.every((value) => typeof value === 'number')) return 'number'
+  }
+  if (def.type === 'literal') {
+    const values = def.values as unknown[]
+    if (values.every((value) => typeof value === 'string')) return 'string'
+    if (values.every((value) => typeof value === 'number')) return 'number'
+  }
+  return null
+}
+
+/** Whether a field holds record ids: an integer (possibly optional or nullable). */
+function holdsIds(schema: z.ZodType): boolean {
+  return (
+    scalarKind(schema) === 'number' &&
+    !schema.safeParse(1.5).success &&
+    !schema.safeParse('1').success
+  )
+}
+
+/** The field of a definition's nested link, if it has one. */
+function nestedField(definition: AnyResourceDefinition): string | undefined {
+  const links = (definition.links ?? []) as ReadonlyArray<{ nested?: unknown; field?: string }>
+  return links.find((link) => link.nested !== undefined)?.field
 }
 
 /** Checks an API's own fields (its resources are checked one by one). */
@@ -407,7 +618,8 @@ export function checkApi(api: ApiDefinition): void {
   if (!Array.isArray(api.resources) || api.resources.length === 0)
     fail('api.resources', 'must list at least one resource definition')
   if (!isObject(api.accounts)) fail('api.accounts', 'must say who signs in: { resource, password }')
-  if (typeof api.accounts.password !== 'string') fail('api.accounts.password', 'must be a string')
+  if (typeof api.accounts.password !== 'string' || api.accounts.password === '')
+    fail('api.accounts.password', 'must be a password (a text, not empty)')
   for (const [position, token] of (api.accounts.tokens ?? []).entries()) {
     if (
       !isObject(token) ||

@@ -5,6 +5,7 @@ import { schemaRegistry } from '../contract/registry.js'
 import type { ProgressReporter } from '../db/progress.js'
 import { PROGRESS_STEP } from '../db/progress.js'
 import type { Document, Snapshot } from '../db/store.js'
+import type { UniqueKey } from '../db/table.js'
 import type { Catalog } from './catalog.js'
 import type { Row } from './define.js'
 import { nameOf } from './define.js'
@@ -131,12 +132,13 @@ function listed(names: readonly string[]): string {
 function uniqueness(
   collection: string,
   records: readonly Row[],
-  keys: Readonly<Record<string, (record: Row) => string>>,
+  keys: Readonly<Record<string, (record: Row) => UniqueKey | undefined>>,
 ): string | undefined {
   for (const [field, key] of Object.entries(keys)) {
-    const seen = new Map<string, number>()
+    const seen = new Map<UniqueKey, number>()
     for (const [index, record] of records.entries()) {
       const value = key(record)
+      if (value === undefined) continue
       const first = seen.get(value)
       if (first !== undefined) {
         return `${collection}[${index}].${field}: '${value}' is already used by ${collection}[${first}]`
@@ -170,20 +172,43 @@ export function linkProblem(
     const records = document[name]!
     for (let index = 0; index < Math.min(records.length, limit); index++) {
       const record = records[index]!
-      for (const link of links) {
+      for (const [position, link] of links.entries()) {
         const target = catalog.get(nameOf(link.resource))
-        const pointers: Iterable<[string, number]> = link.field
-          ? [[link.field, record[link.field] as number]]
-          : link.ids!(record)
-        for (const [path, id] of pointers) {
+        // ids() and check() are the definition's code: what they throw is named, not rethrown.
+        let pointers: Array<[string, number]>
+        try {
+          pointers = link.field
+            ? [[link.field, record[link.field] as number]]
+            : [...link.ids!(record)]
+        } catch (error) {
+          return { name, index, problem: `(${name}.links[${position}].ids) ${thrown(error)}` }
+        }
+        for (const pair of pointers) {
+          if (!Array.isArray(pair))
+            return {
+              name,
+              index,
+              problem: `(${name}.links[${position}].ids) must give [path, id] pairs, gave ${JSON.stringify(pair) ?? String(pair)}`,
+            }
+          const [path, id] = pair
           if (id === undefined || id === null) continue
           if (!idsOf(target.name).has(id))
             return { name, index, problem: `${path}: ${target.singular} ${id} does not exist` }
         }
       }
-      const problem = rules?.check?.(record)
-      if (problem) return { name, index, problem }
+      let problem: unknown
+      try {
+        problem = rules?.check?.(record)
+      } catch (error) {
+        return { name, index, problem: `(${name}.rules.check) ${thrown(error)}` }
+      }
+      if (problem) return { name, index, problem: String(problem) }
     }
   }
   return undefined
+}
+
+/** What a function of a definition threw, for a message. */
+export function thrown(error: unknown): string {
+  return `threw ${error instanceof Error ? `${error.name}: ${error.message}` : String(error)}`
 }

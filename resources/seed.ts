@@ -2,9 +2,11 @@ import type { Faker } from '@faker-js/faker'
 import { definedOnly } from '../db/defined-only.js'
 import type { ProgressReporter } from '../db/progress.js'
 import type { Snapshot } from '../db/store.js'
+import type { UniqueKey } from '../db/table.js'
 import { foldCase } from '../db/store.js'
+import { notJson } from '../contract/json-size.js'
 import { describeIssue } from '../contract/issues.js'
-import { linkProblem } from './document.js'
+import { linkProblem, thrown } from './document.js'
 import type { Catalog } from './catalog.js'
 import type { Row } from './define.js'
 import { fakerBase, fakerClass, fakerEnglish, readPrepared } from './seed-sources.js'
@@ -201,22 +203,49 @@ function checkedSeed(catalog: Catalog, name: string, generated: unknown, count: 
     return record as Row
   })
   const keyword = resource.definition.list?.keyword as ((record: Row) => unknown) | undefined
+  const fields = new Set(resource.fields)
   for (const record of records.slice(0, SEED_CHECKED)) {
     const checked = resource.schema.safeParse(record, { reportInput: true })
     if (!checked.success)
       throw new TypeError(
         `${where}: record ${record.id}: ${describeIssue(checked.error.issues[0]!, 'record')}`,
       )
-    const text = keyword?.(checked.data as Row)
+    // Stored as generated: a key the schema lacks would be served, outside the documented record.
+    for (const key in record)
+      if (!fields.has(key))
+        throw new TypeError(
+          `${where}: record ${record.id}: ${key} is not a field of ${name} (fields: ${resource.fields.join(', ')})`,
+        )
+    let text: unknown
+    try {
+      text = keyword?.(checked.data as Row)
+    } catch (error) {
+      throw new TypeError(`${name}.list.keyword: ${thrown(error)} for record ${record.id}`, {
+        cause: error,
+      })
+    }
     if (keyword && typeof text !== 'string')
       throw new TypeError(
         `${name}.list.keyword: must return the text keyword searches (a string); it returned ${text === null ? 'null' : typeof text} for record ${record.id}`,
       )
   }
+  // A field the schema leaves open (z.unknown(), z.any()) takes any value, JSON or not: each
+  // record's is checked, or the first answer holding a bigint or a cycle would be a 500.
+  if (resource.openFields.length > 0)
+    for (const record of records) {
+      for (const field of resource.openFields) {
+        const problem = notJson((record as Record<string, unknown>)[field] ?? null)
+        if (problem)
+          throw new TypeError(
+            `${where}: record ${record.id}: ${field}: ${problem} (records are sent and kept as JSON)`,
+          )
+      }
+    }
   for (const [field, key] of Object.entries(resource.table.unique ?? {})) {
-    const seen = new Map<string, number>()
+    const seen = new Map<UniqueKey, number>()
     for (const record of records) {
       const value = key(record)
+      if (value === undefined) continue
       const first = seen.get(value)
       if (first !== undefined)
         throw new TypeError(

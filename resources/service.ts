@@ -1,4 +1,5 @@
 import { ApiError } from '../contract/api-error.js'
+import { describeIssue } from '../contract/issues.js'
 import { changesNothing } from '../db/same-record.js'
 import type { Store } from '../db/store.js'
 import type { Table } from '../db/table.js'
@@ -42,12 +43,27 @@ export class DataService implements Data {
     const table = this.table<T>(name)
     // Checked as a record no one holds yet (id 0), before the rules run.
     this.#assertUnique(resource, table, input, 0)
-    const values = resource.definition.rules?.create?.(input, this) ?? input
+    const { rules, bodies, defaults } = resource.definition
+    if (!rules?.create && resource.bodiesAreRecords.create) {
+      // The body's fields are the schema's own: what it let through is a record.
+      const now = this.now()
+      return table.insert(
+        input as Omit<T, 'id'>,
+        { createdAt: now, updatedAt: now } as unknown as Partial<T>,
+      )
+    }
+    // A body of the definition's own takes the defaults here (the derived one has them).
+    const given = bodies?.create && defaults ? { ...defaults, ...input } : input
+    const values = (rules?.create ? rules.create(given, this) : given) as unknown
     const now = this.now()
-    return table.insert(
-      values as Omit<T, 'id'>,
-      { createdAt: now, updatedAt: now } as unknown as Partial<T>,
-    )
+    const record = this.#checked<T>(resource, rules?.create ? 'rules.create' : 'bodies.create', {
+      id: table.nextId,
+      ...(values as object),
+      createdAt: now,
+      updatedAt: now,
+    })
+    if (rules?.create) this.#assertUnique(resource, table, record, 0)
+    return table.insert(record)
   }
 
   /**
@@ -61,9 +77,30 @@ export class DataService implements Data {
     const rule = resource.definition.rules?.update
     const changed = rule ? (rule(current, changes, this) as T) : { ...current, ...changes }
     if (changed === current) return current
-    const next = { ...changed, updatedAt: this.now() } as T
+    let next = { ...changed, updatedAt: this.now() } as T
+    // What a rule or a body of the definition's own gives is checked as a record, and kept
+    // where it is: its id and its creation time are the record's own.
+    if (rule || !resource.bodiesAreRecords.update)
+      next = this.#checked<T>(resource, rule ? 'rules.update' : 'bodies', {
+        ...(next as object),
+        id: current.id,
+        createdAt: (current as Record<string, unknown>).createdAt,
+      })
     this.#assertUnique(resource, table, next, next.id)
     return table.replace(next)
+  }
+
+  /**
+   * `record` as the resource's schema takes it (unknown keys dropped), or an error naming the
+   * definition's part that gave it and the field it got wrong: a misdefined resource answers
+   * 500 with that in the log, and no record the schema refuses is ever stored.
+   */
+  #checked<T extends Row>(resource: Resource, part: string, record: object): T {
+    const result = resource.schema.safeParse(record, { reportInput: true })
+    if (result.success) return result.data as T
+    throw new Error(
+      `${resource.name}.${part} gave a ${resource.singular} its schema refuses: ${describeIssue(result.error.issues[0]!, 'record')}`,
+    )
   }
 
   /**

@@ -8,7 +8,7 @@ import type { SandboxLimits } from '../state/limits.js'
 import type { RuntimeConfig } from '../state/runtime-config.js'
 import { defaultRuntimeConfig, withSettings } from '../state/runtime-config.js'
 import type { OptionName, OptionsOf, OptionValue } from './option-table.js'
-import { optionSchema, optionTable } from './option-table.js'
+import { flagName, optionSchema, optionTable } from './option-table.js'
 
 /**
  * Options of a sandbox: every option of the option table whose scope is `sandbox` (see the
@@ -84,10 +84,12 @@ function validOptions(options: object, catalog: Catalog): Record<string, unknown
     if (value === undefined) continue
     if (!sandboxOptionNames.includes(name as OptionName)) {
       if (catalog.names.includes(name)) values[name] = value
-      // An option of the server (port, data, …) given to a sandbox: said so.
+      // An option of the server (port, data, …) given to a sandbox, or of the CLI alone: said so.
       else if (Object.hasOwn(optionTable, name))
         problems.push(
-          `${name}: is an option of the server (createSandboxServer, the CLI), not of a sandbox`,
+          (optionTable as Record<string, { scope: string }>)[name]!.scope === 'cli'
+            ? `${name}: is an option of the command line only (--${name})`
+            : `${name}: is an option of the server (createSandboxServer, the CLI), not of a sandbox`,
         )
       else problems.push(`${name}: is not an option${suggestion(name, catalog)}`)
       continue
@@ -113,6 +115,12 @@ export function resolveOptions(options: SandboxOptions & { api: ApiDefinition })
       'Invalid sandbox options: resources: must be a list of resource definitions',
     )
   const catalog = Catalog.of(api, (resources ?? []) as readonly AnyResourceDefinition[])
+  // A resource's count is an option named after it: no resource may take an option's name.
+  for (const name of catalog.names)
+    if (Object.hasOwn(optionTable, name) || name === 'resources')
+      throw new TypeError(
+        `${name}.name: ${name} is an option of the sandbox${name === 'api' || name === 'resources' ? '' : ` (--${flagName(name)})`}, and a resource's record count is the option named after it; pick another name`,
+      )
   const given = validOptions(options, catalog)
   const clock = given.clock as (() => Date | number) | undefined
   const now = clock ? () => clockTime(clock) : Date.now

@@ -34,8 +34,8 @@ const writable = userSchema.pick({ name: true, email: true, status: true, role: 
 /** Body of `POST /users`: `status` defaults to `active`, `role` to `member`. */
 export const userCreateSchema = writable
   .extend({
-    status: activitySchema.default('active'),
-    role: userRoleSchema.default('member'),
+    status: userSchema.shape.status.default('active'),
+    role: userSchema.shape.role.default('member'),
   })
   .register(schemaRegistry, { id: 'UserCreate' })
 

@@ -84,7 +84,7 @@ describe('the OpenAPI 3.1 document', () => {
     expect(userCreate.required).toEqual(['name', 'email'])
     expect(userCreate.properties.role).toMatchObject({
       enum: ['admin', 'member'],
-      description: 'Default: "member".',
+      description: 'Only an admin may set or change it. Default: "member".',
     })
     expect(document.components.schemas.User.properties.id.readOnly).toBe(true)
     expect(document.components.securitySchemes.bearerAuth).toMatchObject({

@@ -110,7 +110,10 @@ describe('definition-time checks: each misuse is a TypeError naming the resource
     ],
     [
       'a nested own link that does not point at the accounts',
-      { links: [{ resource: 'products', field: 'id', nested: 'own' }] },
+      {
+        schema: tagSchema.extend({ productId: z.int().positive() }),
+        links: [{ resource: 'products', field: 'productId', nested: 'own' }],
+      },
       'tags.links[0].nested: own needs the link to point at the accounts (users)',
     ],
     [
@@ -198,9 +201,94 @@ describe('definition-time checks: each misuse is a TypeError naming the resource
       { seed: { ...tags.seed, count: '3' } },
       'tags.seed.count: must be an integer of at least 0, got "3"',
     ],
+    [
+      'a refinement of the whole record schema (no body could be derived from it)',
+      { schema: tagSchema.refine((tag) => tag.slug !== 'x') },
+      'tags.schema: has a refinement of the whole object (.refine, .superRefine, .check)',
+    ],
+    [
+      'a field that transforms (seeded and written records would differ)',
+      { schema: tagSchema.extend({ code: z.string().transform((text) => text.length) }) },
+      'tags.schema.code: is a transform',
+    ],
+    [
+      'a field that coerces',
+      { schema: tagSchema.extend({ rank: z.coerce.number() }) },
+      'tags.schema.rank: is a coercion',
+    ],
+    [
+      'a unique field holding objects',
+      {
+        schema: tagSchema.extend({ meta: z.object({ a: z.string() }) }),
+        unique: { meta: { conflict: 'conflict' } },
+      },
+      'tags.unique.meta: a unique field must hold a string, a number or an enum value',
+    ],
+    [
+      'ignoreCase that is not a boolean',
+      { unique: { slug: { conflict: 'conflict', ignoreCase: 'yes' } } },
+      'tags.unique.slug.ignoreCase: must be true or false, got "yes"',
+    ],
+    ['adminOnly that is not a list', { adminOnly: 'label' }, 'tags.adminOnly: must be a list'],
+    [
+      'links that are not a list',
+      { links: { resource: 'users', field: 'slug' } },
+      'tags.links: must be a list',
+    ],
+    [
+      'a link on the record’s own id',
+      { links: [{ resource: 'users', field: 'id' }] },
+      "tags.links[0].field: id is this record's own id",
+    ],
+    [
+      'a link on a field that holds no ids',
+      { links: [{ resource: 'users', field: 'slug' }] },
+      'tags.links[0].field: slug must hold an id, an integer',
+    ],
+    [
+      'a body that is not one (a typo)',
+      { bodies: { crate: tagSchema.pick({ slug: true, label: true }) } },
+      'tags.bodies.crate: is not a body; bodies are create, replace, patch or nestedCreate',
+    ],
+    [
+      'a create body that leaves out a field every record needs',
+      { bodies: { create: tagSchema.pick({ slug: true }) } },
+      'tags.bodies.create: leaves out label, which every tag needs',
+    ],
+    [
+      'a create body that makes a needed field optional',
+      { bodies: { create: tagSchema.pick({ slug: true, label: true }).partial({ label: true }) } },
+      'tags.bodies.create: makes label optional, which every tag needs',
+    ],
+    ['docs that are not words', { docs: 5 }, 'tags.docs: must be { description?, operations? }'],
+    [
+      'docs for an action that does not exist',
+      { docs: { operations: { lst: { summary: 'x' } } } },
+      'tags.docs.operations.lst: is not an action',
+    ],
+    [
+      'a seed.max past the ceiling',
+      { seed: { ...tags.seed, max: 1e15 } },
+      'tags.seed.max: must be at most 1,000,000',
+    ],
   ])('%s', (_, changes, message) => {
     expect(() => createSandbox({ resources: [broken(changes)] })).toThrow(TypeError)
     expect(() => createSandbox({ resources: [broken(changes)] })).toThrow(message)
+  })
+
+  it.each(['seed', 'delay', 'port', 'api', 'resources'])(
+    'a resource named %s (an option, whose value would be its count) is refused',
+    (name) => {
+      expect(() => createSandbox({ resources: [broken({ name })] })).toThrow(
+        `${name}.name: ${name} is an option of the sandbox`,
+      )
+    },
+  )
+
+  it('a resource named like what every object has is refused', () => {
+    expect(() => createSandbox({ resources: [broken({ name: 'constructor' })] })).toThrow(
+      'resources[0].name: constructor is a name every JavaScript object has',
+    )
   })
 
   it.each(['sessions', 'docs'])(
@@ -325,6 +413,71 @@ describe('definition-time checks: each misuse is a TypeError naming the resource
     ).toThrow('tags.seed.generate: returned 1 records; 3 were asked for')
   })
 
+  it('a seeder adding a key the schema lacks, or a value JSON cannot carry in an open field', () => {
+    const valid = (index: number) => ({
+      slug: `t-${index}`,
+      label: 'x',
+      createdAt: at,
+      updatedAt: at,
+    })
+    const seeded = (schema: z.ZodObject, make: (index: number) => object) =>
+      broken({
+        schema,
+        seed: {
+          count: 3,
+          generate: ({ count }: { count: number }) =>
+            Array.from({ length: count }, (_, i) => make(i)),
+        },
+      })
+    expect(() =>
+      createSandbox({ resources: [seeded(tagSchema, (i) => ({ ...valid(i), secret: 'x' }))] }),
+    ).toThrow('tags.seed.generate: record 1: secret is not a field of tags')
+    const open = tagSchema.extend({ meta: z.unknown() })
+    expect(() =>
+      createSandbox({
+        resources: [seeded(open, (i) => ({ ...valid(i), meta: i === 2 ? 1n : i }))],
+      }),
+    ).toThrow('tags.seed.generate: record 3: meta: a bigint is not JSON')
+    const loop: Record<string, unknown> = {}
+    loop.self = loop
+    expect(() =>
+      createSandbox({ resources: [seeded(open, (i) => ({ ...valid(i), meta: loop }))] }),
+    ).toThrow('tags.seed.generate: record 1: meta: a cycle at .self is not JSON')
+  })
+
+  it('what a definition’s functions throw is named: keyword, ids', () => {
+    expect(() =>
+      createSandbox({
+        resources: [
+          broken({
+            list: {
+              sortable: ['id'],
+              keyword: () => {
+                throw new Error('kwboom')
+              },
+            },
+          }),
+        ],
+      }),
+    ).toThrow('tags.list.keyword: threw Error: kwboom for record 1')
+    expect(() =>
+      createSandbox({
+        resources: [
+          broken({
+            links: [
+              {
+                resource: 'users',
+                ids: () => {
+                  throw new Error('idsboom')
+                },
+              },
+            ],
+          }),
+        ],
+      }),
+    ).toThrow('(tags.links[0].ids) threw Error: idsboom')
+  })
+
   it('counts of a resource that does not exist are refused', () => {
     expect(() => createSandbox({ counts: { ghosts: 3 } })).toThrow(
       'Invalid sandbox options: counts.ghosts: no resource named ghosts (resources: users, products, orders)',
@@ -382,6 +535,27 @@ describe('definition-time checks: each misuse is a TypeError naming the resource
     ]
     for (const [changes, message] of refused)
       expect(() => createSandbox({ api: { ...shopApi, ...changes } as never })).toThrow(message)
+    // An account's role is an admin's to give: a member who may write their own account
+    // must not be able to write it.
+    const [users, ...others] = shopApi.resources
+    expect(() =>
+      createSandbox({
+        api: defineApi({
+          ...shopApi,
+          resources: [{ ...users!, adminOnly: ['status'] }, ...others],
+        }),
+      }),
+    ).toThrow(
+      'users.adminOnly: must list role, the role that makes an account an admin: replace and update are not for admins only, so a member could make an account an admin',
+    )
+    expect(() =>
+      createSandbox({ api: defineApi({ ...shopApi, resources: others as never }) }),
+    ).toThrow('api.accounts.resource: users is not a resource of this API (products, orders)')
+    expect(() =>
+      createSandbox({
+        api: defineApi({ ...shopApi, accounts: { ...shopApi.accounts, password: '' } }),
+      }),
+    ).toThrow('api.accounts.password: must be a password (a text, not empty)')
     expect(() =>
       createSandbox({
         api: {
@@ -496,5 +670,140 @@ describe('what a definition may leave out, and what the sandbox owns', () => {
     expect(products.body.code).toBe(40003)
     const orders = await call('GET', '/orders/1', { headers: { prefer: 'code=409' } })
     expect(orders.body.code).toBe(40901)
+  })
+})
+
+describe('what bodies and rules of a definition give is a record as its schema takes it', () => {
+  const headers = {
+    authorization: 'Bearer sandbox-admin-token',
+    'content-type': 'application/json',
+  }
+  const write = (
+    sandbox: ReturnType<typeof createSandbox>,
+    method: string,
+    path: string,
+    body: unknown,
+  ) =>
+    sandbox
+      .fetch(path, { method, headers, body: JSON.stringify(body) })
+      .then(async (response) => ({ status: response.status, body: await response.json() }))
+  const statusSchema = tagSchema.extend({ status: z.enum(['active', 'inactive']) })
+  const withStatus = (changes: Record<string, unknown>) =>
+    broken({
+      schema: statusSchema,
+      seed: {
+        count: 1,
+        generate: () => [
+          { slug: 'one', label: 'One', status: 'active', createdAt: at, updatedAt: at },
+        ],
+      },
+      ...changes,
+    })
+
+  it("a body of the definition's own gets the defaults", async () => {
+    const sandbox = createSandbox({
+      resources: [
+        withStatus({
+          bodies: {
+            create: statusSchema
+              .pick({ slug: true, label: true, status: true })
+              .partial({ status: true }),
+          },
+          defaults: { status: 'inactive' },
+        }),
+      ],
+    })
+    const created = await write(sandbox, 'POST', '/tags', { slug: 'two', label: 'Two' })
+    expect(created.status).toBe(201)
+    expect(created.body.data).toMatchObject({ id: 2, slug: 'two', status: 'inactive' })
+  })
+
+  it('a rule giving a record the schema refuses is a 500 naming the rule, and nothing is stored', async () => {
+    const errors: unknown[] = []
+    const sandbox = createSandbox({
+      onUnexpectedError: (error) => errors.push(error),
+      resources: [
+        withStatus({
+          rules: {
+            create: (input: Record<string, unknown>) => ({ ...input, status: 'bogus' }),
+            update: () => undefined,
+          },
+        }),
+      ],
+    })
+    const created = await write(sandbox, 'POST', '/tags', {
+      slug: 'two',
+      label: 'Two',
+      status: 'active',
+    })
+    expect(created).toEqual({
+      status: 500,
+      body: { code: 50000, message: 'internal server error', data: null },
+    })
+    expect(String(errors[0])).toContain(
+      'tags.rules.create gave a tag its schema refuses: status: must be one of',
+    )
+    const updated = await write(sandbox, 'PATCH', '/tags/1', { label: 'Uno' })
+    expect(updated.status).toBe(500)
+    expect(String(errors[1])).toContain('tags.rules.update gave a tag its schema refuses')
+    expect(sandbox.db.table('tags').size).toBe(1)
+    expect(sandbox.db.table('tags').get(1)).toMatchObject({ label: 'One', status: 'active' })
+  })
+
+  it('a references rule that does not give a list is named, not split into letters', async () => {
+    const errors: unknown[] = []
+    const sandbox = createSandbox({
+      onUnexpectedError: (error) => errors.push(error),
+      resources: [withStatus({ rules: { references: () => 'bad' } })],
+    })
+    expect(
+      (await write(sandbox, 'POST', '/tags', { slug: 'two', label: 'Two', status: 'active' }))
+        .status,
+    ).toBe(500)
+    expect(String(errors[0])).toContain('tags.rules.references must return a list of problems')
+  })
+
+  it('unique keys: an empty field collides with no one, and 1 is not "1"', async () => {
+    const coded = tagSchema.extend({
+      code: z.string().optional(),
+      rank: z.union([z.int(), z.string()]).optional(),
+    })
+    const sandbox = createSandbox({
+      resources: [
+        broken({
+          schema: coded,
+          unique: {
+            slug: { conflict: 'conflict' },
+            code: { conflict: 'conflict' },
+            rank: { conflict: 'conflict' },
+          },
+          seed: {
+            count: 2,
+            generate: () => [
+              { slug: 'one', label: 'One', createdAt: at, updatedAt: at },
+              { slug: 'two', label: 'Two', code: 'A', rank: 1, createdAt: at, updatedAt: at },
+            ],
+          },
+        }),
+      ],
+    })
+    expect((await write(sandbox, 'POST', '/tags', { slug: 'three', label: 'Three' })).status).toBe(
+      201,
+    )
+    expect(
+      (
+        await write(sandbox, 'POST', '/tags', {
+          slug: 'four',
+          label: 'Four',
+          code: 'undefined',
+          rank: '1',
+        })
+      ).status,
+    ).toBe(201)
+    const taken = await write(sandbox, 'POST', '/tags', { slug: 'five', label: 'Five', code: 'A' })
+    expect(taken.status).toBe(409)
+    expect(
+      (await write(sandbox, 'POST', '/tags', { slug: 'six', label: 'Six', rank: 1 })).status,
+    ).toBe(409)
   })
 })
