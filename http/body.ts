@@ -38,12 +38,12 @@ const jsonType = /^application\/(?:json|[\w.+-]+\+json)\s*(?:;|$)/i
 
 /**
  * Reads a JSON request body in the order of CONTRACT B4: size (413), then media type (415),
- * then JSON syntax (400 / 40004).
+ * then JSON syntax (400 / 40004). Given `seen`, its size and the parsed body are written there.
  */
 export async function readJsonBody(
   request: Pick<ApiRequest, 'header' | 'readBody'>,
   limit = BODY_LIMIT,
-  onBytes?: (bytes: number) => void,
+  seen?: { bytes?: number; body?: unknown },
 ): Promise<unknown> {
   const declared = request.header('content-length')
   const tooLarge = () =>
@@ -62,7 +62,7 @@ export async function readJsonBody(
   }
   if (bytes === 'too-large') throw tooLarge()
   if (bytes === 'busy') throw bodiesBusy()
-  onBytes?.(bytes.byteLength)
+  if (seen) seen.bytes = bytes.byteLength
   if (type === null || !jsonType.test(type)) {
     throw ApiError.of(
       'unsupportedMediaType',
@@ -83,7 +83,9 @@ export async function readJsonBody(
       `malformed JSON body: nested deeper than ${MAX_JSON_DEPTH} levels`,
     )
   try {
-    return JSON.parse(text)
+    const body: unknown = JSON.parse(text)
+    if (seen) seen.body = body
+    return body
   } catch (error) {
     const reason = error instanceof SyntaxError ? error.message.slice(0, 120) : 'too deeply nested'
     throw ApiError.of('malformedJson', `malformed JSON body: ${reason}`)

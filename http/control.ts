@@ -28,7 +28,8 @@ export interface ControlContext {
   /** Every live sandbox: the default one first. */
   sandboxes(): readonly SandboxInstance[]
   /** Reads the JSON body up to `limit` bytes; `bytes` hears how many there were. */
-  readJson(limit?: number, onBytes?: (bytes: number) => void): Promise<unknown>
+  /** Reads the JSON body; given `seen`, its size (and the body) are written there. */
+  readJson(limit?: number, seen?: { bytes?: number; body?: unknown }): Promise<unknown>
   /** The path the API's resources live under (`''` or `/api`). */
   basePath: string
 }
@@ -308,11 +309,11 @@ function controlRoutes(catalog: Catalog): Route<ControlOperation>[] {
             body: dbDocumentSchema,
           },
           async run({ instance, readJson }) {
-            let bytes = 0
-            const body = await readJson(instance.limits.maxDocumentBytes, (n) => (bytes = n))
+            const seen: { bytes?: number } = {}
+            const body = await readJson(instance.limits.maxDocumentBytes, seen)
             const check = checkSnapshot(catalog, unwrapped(body))
             if (!check.ok) throw ApiError.invalid([check.problem])
-            instance.replaceData(check.document, bytes)
+            instance.replaceData(check.document, seen.bytes ?? 0)
             await madeDurable(instance)
             return success(counts(instance))
           },
@@ -529,7 +530,7 @@ export function handleControl(
       request,
       instance,
       sandboxes,
-      readJson: (limit, onBytes) => readJsonBody(request, limit, onBytes),
+      readJson: (limit, seen) => readJsonBody(request, limit, seen),
       basePath,
     }),
   )

@@ -42,17 +42,14 @@ export function answer(
   request: ApiRequest,
 ): ApiResponse | Promise<ApiResponse> {
   const requestId = request.requestId ?? requestIdFor(request.header('x-request-id'))
-  let result: ApiResponse | Promise<ApiResponse>
+  // Each step finishes the answer where it is made: a waiting request gets one `then`, not one
+  // per step.
+  const done = (response: ApiResponse) => finish(request, requestId, response)
   try {
-    result = dispatch(host, request, requestId)
+    return dispatch(host, request, requestId, done)
   } catch (error) {
-    result = toErrorResponse(error, host.onUnexpectedError)
+    return done(toErrorResponse(error, host.onUnexpectedError))
   }
-  if (!isPending(result)) return finish(request, requestId, result)
-  return result.then(
-    (response) => finish(request, requestId, response),
-    (error: unknown) => finish(request, requestId, toErrorResponse(error, host.onUnexpectedError)),
-  )
 }
 
 /** What the pipeline needs from the sandbox that runs it. */
@@ -89,61 +86,54 @@ function dispatch(
   host: PipelineHost,
   request: ApiRequest,
   requestId: string,
+  done: (response: ApiResponse) => ApiResponse,
 ): ApiResponse | Promise<ApiResponse> {
   const { pathname } = request.url
   const documents = host.documents(request, pathname)
-  if (documents) return documents
+  if (documents) return done(documents)
   const isControl = pathname === CONTROL_PREFIX || pathname.startsWith(`${CONTROL_PREFIX}/`)
   const { basePath } = host
   const underBase = basePath === '' || pathname === basePath || pathname.startsWith(`${basePath}/`)
   if (!isControl && !underBase) throw noRoute(request)
   const instance = host.instanceFor(sandboxId(request))
-  let result: ApiResponse | Promise<ApiResponse>
+  const settled = (response: ApiResponse) => {
+    host.settle(instance)
+    return done(response)
+  }
   try {
     if (isControl) {
       const answer = host.control(request, pathname.slice(CONTROL_PREFIX.length) || '/', instance)
       if (!answer) throw noRoute(request)
-      result = answer
-    } else {
-      result = journaled(
-        host,
-        instance,
-        request,
-        seenOf(
-          host.now(),
-          performance.now(),
-          pathname,
-          pathname.slice(basePath.length) || '/',
-          requestId,
-        ),
+      return answer.then(settled, (error: unknown) =>
+        settled(toErrorResponse(error, host.onUnexpectedError)),
       )
     }
+    return journaled(
+      host,
+      instance,
+      request,
+      seenOf(
+        host.now(),
+        performance.now(),
+        pathname,
+        pathname.slice(basePath.length) || '/',
+        requestId,
+      ),
+      settled,
+    )
   } catch (error) {
     host.settle(instance)
     throw error
   }
-  if (isPending(result))
-    // Not `finally`, which makes two more promises and callbacks per waiting request.
-    return result.then(
-      (response) => {
-        host.settle(instance)
-        return response
-      },
-      (error: unknown) => {
-        host.settle(instance)
-        throw error
-      },
-    )
-  host.settle(instance)
-  return result
 }
 
-/** Steps 3 to 9 for an API request: its delay, the rest, and its journal entry. */
+/** Steps 3 to 9 for an API request: its delay, the rest, and its journal entry; then `done`. */
 function journaled(
   host: PipelineHost,
   instance: SandboxInstance,
   request: ApiRequest,
   seen: Seen,
+  done: (response: ApiResponse) => ApiResponse,
 ): ApiResponse | Promise<ApiResponse> {
   let result: ApiResponse | Promise<ApiResponse>
   try {
@@ -155,10 +145,10 @@ function journaled(
   } catch (error) {
     result = toErrorResponse(error, host.onUnexpectedError)
   }
-  if (!isPending(result)) return record(instance, request, seen, result)
+  if (!isPending(result)) return done(record(instance, request, seen, result))
   return result.then(
-    (response) => record(instance, request, seen, response),
+    (response) => done(record(instance, request, seen, response)),
     (error: unknown) =>
-      record(instance, request, seen, toErrorResponse(error, host.onUnexpectedError)),
+      done(record(instance, request, seen, toErrorResponse(error, host.onUnexpectedError))),
   )
 }

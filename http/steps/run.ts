@@ -47,15 +47,8 @@ export function run(
     strict: config.strict,
     basePath: host.basePath,
     wantsRepresentation,
-    async readJson() {
-      const body = await readJsonBody(
-        bodyOf(request, seen),
-        undefined,
-        (bytes) => (seen.bytes = bytes),
-      )
-      seen.body = body
-      return body
-    },
+    // The body and its size are remembered on `seen`, for the journal and the data file.
+    readJson: () => readJsonBody(bodyOf(request, seen), undefined, seen),
   }
   const result = operation.run(context)
   if (!writes) return result
