@@ -26,12 +26,17 @@ export const CHECK_EXIT = { clean: 0, drift: 1, unreachable: 2 } as const
  */
 export async function check(command: CheckCommand): Promise<void> {
   // The same rules as the server's --proxy target and --base-path (sandbox/option-table.ts).
+  // --timeout: the bounds of the server's --proxy-timeout, each probe being one such exchange.
   const url = optionTable.proxy.schema().safeParse(command.url)
   const basePath = optionTable.basePath.schema().safeParse(command.basePath ?? '')
-  if (!url.success || !basePath.success) {
+  const timeout = optionTable.proxyTimeout.schema().safeParse(command.timeout ?? 10_000)
+  if (!url.success || !basePath.success || !timeout.success) {
     const problem = !url.success
-      ? `the target ${url.error.issues[0]!.message}, got '${command.url}'`
-      : `--base-path ${basePath.error!.issues[0]!.message}, got '${command.basePath}'`
+      ? // A password in the URL is not echoed.
+        `the target ${url.error.issues[0]!.message}, got '${command.url.replace(/\/\/[^/]*@/, '//***@')}'`
+      : !basePath.success
+        ? `--base-path ${basePath.error.issues[0]!.message}, got '${command.basePath}'`
+        : `--timeout ${timeout.error!.issues[0]!.message}, got ${String(command.timeout)}`
     console.error(`shop-sandbox check: ${problem}`)
     process.exitCode = CHECK_EXIT.unreachable
     return
@@ -42,7 +47,7 @@ export async function check(command: CheckCommand): Promise<void> {
     ...(command.token ? { token: command.token } : {}),
     ...(command.memberToken ? { memberToken: command.memberToken } : {}),
     writes: command.writes,
-    ...(command.timeout ? { timeoutMs: command.timeout } : {}),
+    timeoutMs: timeout.data,
   })
   if (command.json) console.log(JSON.stringify(report, null, 2))
   else

@@ -5,6 +5,7 @@ import { sortKey } from '../resources/list.js'
 import { isAdmin } from '../http/auth.js'
 import { apiRoutes } from '../http/routes.js'
 import type { Sandbox } from '../sandbox/create-sandbox.js'
+import { defaultLimits } from '../state/limits.js'
 
 /**
  * CONTRACT C4's drift check: probes a deployment of the real API and reports where it differs
@@ -84,22 +85,23 @@ export async function checkDrift(
     const headers: Record<string, string> = { accept: 'application/json', ...ask.headers }
     if (token) headers.authorization = `Bearer ${token}`
     if (ask.body !== undefined) headers['content-type'] = 'application/json'
-    let response: Response
+    // The whole exchange, body included, is under the timeout: a target that stalls or drops
+    // mid-body stops the check (exit 2) with its reason, never with a stack trace.
     try {
-      response = await fetch(`${base}${path}`, {
+      const response = await fetch(`${base}${path}`, {
         method: ask.method ?? 'GET',
         headers,
         redirect: 'manual',
         signal: AbortSignal.timeout(timeoutMs),
         ...(ask.body === undefined ? {} : { body: JSON.stringify(ask.body) }),
       })
+      return await read(response, ANSWER_LIMIT)
     } catch (error) {
       const cause = (error as { cause?: NodeJS.ErrnoException }).cause
       throw new Unreachable(
         `cannot reach ${base}${path}: ${cause?.code ?? cause?.message ?? (error as Error).message}`,
       )
     }
-    return read(response)
   }
   async function expected(path: string, ask: Ask = {}, member = false): Promise<Reply> {
     const token = ask.token === null ? null : member ? oracleMember : oracleAdmin
@@ -214,7 +216,7 @@ export async function checkDrift(
     const { listSpec } = resource
     const page = await target(`${path}?pageSize=100`)
     const drift = [...statusDrift(page, 200), ...listDrift(page, resource)]
-    const records: Row[] = Array.isArray(page.body?.data?.list) ? page.body.data.list : []
+    const records = listOf(page, [])
     report(
       `GET ${path}?pageSize=100 (the list: envelope, payload, every record against its schema)`,
       drift,
@@ -248,7 +250,7 @@ export async function checkDrift(
       for (const order of ['asc', 'desc'] as const) {
         const sorted = await target(`${path}?sort=${field}&order=${order}&pageSize=50`)
         const drift = statusDrift(sorted, 200)
-        const list: Row[] = sorted.body?.data?.list ?? []
+        const list = listOf(sorted, drift)
         const at = list.findIndex((record, index) => {
           if (index === 0) return false
           const a = sortKey(list[index - 1]![field])
@@ -264,25 +266,31 @@ export async function checkDrift(
       const wanted = listSpec.statuses[0]!
       const filtered = await target(`${path}?status=${encodeURIComponent(wanted)}&pageSize=100`)
       const drift = statusDrift(filtered, 200)
-      const other = (filtered.body?.data?.list ?? []).find(
-        (record: Row) => record.status !== wanted,
-      )
+      const other = listOf(filtered, drift).find((record: Row) => record.status !== wanted)
       if (other)
         drift.push(`record ${other.id} has status ${String(other.status)}: the filter was ignored`)
       report(`GET ${path}?status=${wanted} (filter)`, drift)
     }
-    if (listSpec.keywordText && records.length > 0) {
-      const text = listSpec.keywordText(records[0]!).split('\u0000')[0]!
-      const keyword = text.trim().slice(0, 3).toLowerCase()
+    // The target's records may be anything: the text a keyword searches is read only from those
+    // it can be read from (the list probe above names the records off their schema).
+    const textOf = (record: Row): string | null => {
+      try {
+        const text: unknown = listSpec.keywordText!(record)
+        return typeof text === 'string' ? text : null
+      } catch {
+        return null
+      }
+    }
+    const firstText = listSpec.keywordText && records[0] ? textOf(records[0]) : null
+    if (firstText !== null) {
+      const keyword = firstText.split('\u0000')[0]!.trim().slice(0, 3).toLowerCase()
       if (keyword.length >= 2) {
         const found = await target(`${path}?keyword=${encodeURIComponent(keyword)}&pageSize=100`)
         const drift = statusDrift(found, 200)
-        const list: Row[] = found.body?.data?.list ?? []
+        const list = listOf(found, drift)
         if (!list.some((record) => record.id === records[0]!.id) && list.length < 100)
           drift.push(`record ${records[0]!.id} (whose text holds '${keyword}') is not found`)
-        const stray = list.find(
-          (record) => !listSpec.keywordText!(record).toLowerCase().includes(keyword),
-        )
+        const stray = list.find((record) => !(textOf(record) ?? '').toLowerCase().includes(keyword))
         if (stray)
           drift.push(`record ${stray.id} does not hold '${keyword}': the keyword was ignored`)
         report(`GET ${path}?keyword=${keyword} (keyword search)`, drift)
@@ -292,7 +300,7 @@ export async function checkDrift(
     if (other) {
       const picked = await target(`${path}?fields=id,${other}&pageSize=5`)
       const drift = statusDrift(picked, 200)
-      const wrong = (picked.body?.data?.list ?? []).find(
+      const wrong = listOf(picked, drift).find(
         (record: Row) => Object.keys(record).sort().join() !== ['id', other].sort().join(),
       )
       if (wrong)
@@ -361,8 +369,7 @@ export async function checkDrift(
           ...envelopeDrift(made),
           ...(made.status === 201 ? recordDrift(resource, made.body?.data) : []),
         ]
-        const id = made.body?.data?.id
-        if (typeof id === 'number') created.push([path, id])
+        const answered = made.body?.data?.id
         for (const [field, value] of Object.entries(body))
           if (
             made.status === 201 &&
@@ -371,8 +378,22 @@ export async function checkDrift(
             drift.push(
               `${field} is ${JSON.stringify(made.body?.data?.[field])}, sent ${JSON.stringify(value)}`,
             )
+        // Only a record this check made is changed and deleted: one the answer names that the
+        // list held already, or that is not what was sent, is left alone (C4).
+        const listed = new Set((lists.get(resource.name) ?? []).map((record) => record.id))
+        const ours = (reply: Reply) =>
+          reply.status === 201 &&
+          typeof reply.body?.data?.id === 'number' &&
+          !listed.has(reply.body.data.id) &&
+          echoes(reply.body.data, body, stamp)
+        if (typeof answered === 'number' && !ours(made))
+          drift.push(
+            `the answer names ${resource.singular} ${answered}, which is not the record sent: left as it is (not updated, not deleted)`,
+          )
         report(`POST ${path} (create)`, drift)
-        if (typeof id !== 'number') continue
+        if (!ours(made)) continue
+        const id = answered as number
+        created.push([path, id])
 
         const unique = Object.keys(resource.definition.unique ?? {}).find((field) => field in body)
         if (unique) {
@@ -383,7 +404,7 @@ export async function checkDrift(
             conflict.unshift(`status ${again.status}, expected ${want.status}`)
           else if (again.body?.code !== want.code)
             conflict.push(`code ${again.body?.code}, expected ${want.code}`)
-          if (typeof again.body?.data?.id === 'number') created.push([path, again.body.data.id])
+          if (ours(again) && again.body.data.id !== id) created.push([path, again.body.data.id])
           report(`POST ${path} (the same ${unique} again: ${want.status} / ${want.code})`, conflict)
         }
         await asOracle('(an empty body: 422)', path, { method: 'POST', body: {} })
@@ -465,8 +486,32 @@ function variants(value: string, stamp: string): string[] {
   ]
 }
 
-async function read(response: Response): Promise<Reply> {
-  const text = await response.text()
+/** Bytes of a target's answer read (decoded); the rest is not read (a gzip bomb, an endless body). */
+const ANSWER_LIMIT = defaultLimits.maxDocumentBytes
+
+async function read(response: Response, limit = Number.POSITIVE_INFINITY): Promise<Reply> {
+  let text = ''
+  if (response.body) {
+    const decoder = new TextDecoder()
+    const reader = response.body.getReader()
+    let size = 0
+    for (;;) {
+      const { done, value: chunk } = await reader.read()
+      if (done) break
+      size += chunk.byteLength
+      if (size > limit) {
+        await reader.cancel().catch(() => {})
+        return {
+          status: response.status,
+          headers: response.headers,
+          body: null,
+          text: `(an answer longer than ${limit} bytes: not read further)`,
+        }
+      }
+      text += decoder.decode(chunk, { stream: true })
+    }
+    text += decoder.decode()
+  }
   let body: unknown = null
   try {
     body = text ? JSON.parse(text) : null
@@ -554,6 +599,37 @@ function payloadField(reply: Reply, field: string, value: number): string[] {
     : []
 }
 
+/**
+ * Whether a record is the one made from `body`: it holds, as sent, a text that carries this
+ * run's `stamp` (nobody else's record can), or, when none was sent, every field as sent.
+ */
+function echoes(record: Record<string, unknown>, body: Record<string, unknown>, stamp: string) {
+  const stamped = Object.entries(body).filter(
+    ([, value]) => typeof value === 'string' && value.includes(stamp),
+  )
+  const fields = stamped.length > 0 ? stamped : Object.entries(body)
+  const holds = ([field, value]: [string, unknown]) =>
+    JSON.stringify(record[field]) === JSON.stringify(value)
+  return stamped.length > 0 ? fields.some(holds) : fields.every(holds)
+}
+
+/**
+ * The records of a list answer (objects only), for the probes that read them; on a 2xx that
+ * holds no list, says so in `drift` (a probe must not pass for want of anything to check).
+ */
+function listOf(reply: Reply, drift: string[]): Row[] {
+  const list: unknown = reply.body?.data?.list
+  if (!Array.isArray(list)) {
+    if (reply.status >= 200 && reply.status < 300 && drift.length === 0)
+      drift.push(`no data.list in the answer: ${reply.text.slice(0, 80)}`)
+    return []
+  }
+  return list.filter(
+    (record): record is Row =>
+      typeof record === 'object' && record !== null && !Array.isArray(record),
+  )
+}
+
 /** A list payload: `{ list, total, page, pageSize }`, each record valid. */
 function listDrift(reply: Reply, resource: Resource): string[] {
   const drift = envelopeDrift(reply)
@@ -602,13 +678,25 @@ function summary(probes: readonly ProbeResult[]): CheckReport['summary'] {
   return { probes: probes.length, ok, drift: probes.length - ok }
 }
 
+/**
+ * Text from the target as one line without control characters (escaped as `\u001b`): what a
+ * target answers must not start lines of its own in the report, nor reach the terminal.
+ */
+function oneLine(text: string): string {
+  return text.replace(
+    /[\u0000-\u001f\u007f-\u009f\u2028\u2029]/g,
+    (char) => `\\u${char.charCodeAt(0).toString(16).padStart(4, '0')}`,
+  )
+}
+
 /** The report as lines: one per probe that holds, one per difference, then a summary. */
 export function reportLines(report: CheckReport): string[] {
   if (!report.reachable) return [`shop-sandbox check: ${report.error}`]
   const lines: string[] = []
   for (const probe of report.probes) {
-    if (probe.ok) lines.push(`ok:    ${probe.probe}`)
-    else for (const what of probe.drift) lines.push(`drift: ${probe.probe}: ${what}`)
+    if (probe.ok) lines.push(`ok:    ${oneLine(probe.probe)}`)
+    else
+      for (const what of probe.drift) lines.push(`drift: ${oneLine(probe.probe)}: ${oneLine(what)}`)
   }
   const { probes, ok, drift } = report.summary
   lines.push(

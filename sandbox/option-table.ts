@@ -355,6 +355,10 @@ export const optionTable = {
           error: 'must be an http:// or https:// URL, like https://staging.example.com/api',
         })
         .refine((url) => !/[?#]/.test(url), 'must not hold a query or fragment')
+        .refine(
+          (url) => !/^https?:\/\/[^/]*@/i.test(url),
+          'must not carry a user or password (user:password@): fetch refuses them; give a token or a header instead',
+        )
         .transform((url) => url.replace(/\/$/, '')),
     scope: 'server',
     help: 'Forward requests under the base path that no route and no override answers to this URL (the real API), and relay its answers; 502 / 50200 when unreachable',

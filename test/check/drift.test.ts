@@ -199,3 +199,136 @@ describe('shop-sandbox check (CONTRACT C4)', () => {
     expect(bad.code).toBe(2)
   }, 60_000)
 })
+
+describe('shop-sandbox check against a hostile target', () => {
+  const admin = { authorization: 'Bearer sandbox-admin-token', 'content-type': 'application/json' }
+  const override = (url: string, body: unknown) =>
+    fetch(`${url}/__sandbox/overrides`, {
+      method: 'POST',
+      headers: admin,
+      body: JSON.stringify(body),
+    })
+
+  it('records off their schema are drift, not a crash; a target’s text stays on its line', async () => {
+    const target = await createSandboxServer({ port: 0 })
+    try {
+      // An order whose items were renamed lines, as a real API drifts.
+      await override(target.url, {
+        method: 'GET',
+        path: '/orders',
+        response: {
+          status: 200,
+          data: {
+            list: [{ id: 1, userId: 1, status: 'pending', lines: [], total: 0 }],
+            total: 1,
+            page: 1,
+            pageSize: 20,
+          },
+        },
+      })
+      await override(target.url, {
+        method: 'GET',
+        path: '/products',
+        query: { page: '2' },
+        response: { status: 500, message: 'boom\r\nok:    GET /forged\u001b[31m' },
+      })
+      const report = await checkDrift(catalog, oracle, { url: target.url, ...tokens })
+      const lines = reportLines(report)
+      expect(report.reachable).toBe(true)
+      expect(
+        lines.some((line) => /^drift: GET \/orders\?pageSize=100 .*order 1: items/.test(line)),
+      ).toBe(true)
+      expect(lines.some((line) => line.startsWith('ok:    GET /forged'))).toBe(false)
+      expect(
+        lines.some((line) => line.includes('boom\\u000d\\u000aok:    GET /forged\\u001b[31m')),
+      ).toBe(true)
+      expect(lines.every((line) => !/[\r\u001b]/.test(line))).toBe(true)
+    } finally {
+      await target.close()
+    }
+  })
+
+  it('a target that stalls mid-body, or answers without end, stops the check with its reason', async () => {
+    const hostile = createServer((req, res) => {
+      // The root answers (the check asks it first, to see the target is there at all).
+      if (req.url === '/') {
+        res.writeHead(404, { 'content-type': 'application/json' })
+        res.end('{"code":40400,"message":"no route","data":null}')
+        return
+      }
+      res.writeHead(200, { 'content-type': 'application/json' })
+      if (req.url === '/users?pageSize=100') {
+        // Endless: more than the 8 MiB an answer may take, as fast as the socket takes it.
+        const chunk = Buffer.alloc(64 * 1024, 0x20)
+        const pump = () => {
+          while (!res.destroyed && res.write(chunk));
+          if (!res.destroyed) res.once('drain', pump)
+        }
+        pump()
+      } else res.write('{"code":0,') // then nothing more: a stall
+    })
+    await new Promise<void>((resolve) => hostile.listen(0, '127.0.0.1', resolve))
+    const url = `http://127.0.0.1:${(hostile.address() as { port: number }).port}`
+    try {
+      const report = await checkDrift(catalog, oracle, { url, ...tokens, timeoutMs: 1500 })
+      const lines = reportLines(report)
+      expect(lines.join('\n')).toMatch(/an answer longer than 8388608 bytes: not read further/)
+      expect(report.probes.at(-1)).toMatchObject({
+        probe: '(the target stopped answering)',
+        ok: false,
+      })
+      expect(report.probes.at(-1)!.drift[0]).toMatch(/^cannot reach http:\S+: .*(abort|timeout)/i)
+    } finally {
+      hostile.closeAllConnections()
+      await new Promise((resolve) => hostile.close(resolve))
+    }
+  }, 30_000)
+
+  it('--writes leaves alone a record it did not make, even when the target says it made it', async () => {
+    const target = await createSandboxServer({ port: 0 })
+    try {
+      await override(target.url, {
+        method: 'POST',
+        path: '/products',
+        times: 1,
+        response: {
+          status: 201,
+          data: { id: 5, name: 'x', sku: 'ABC-1', price: 1, stock: 1, status: 'active' },
+        },
+      })
+      const report = await checkDrift(catalog, oracle, { url: target.url, ...tokens, writes: true })
+      const create = report.probes.find((probe) => probe.probe === 'POST /products (create)')
+      expect(create?.drift).toContain(
+        'the answer names product 5, which is not the record sent: left as it is (not updated, not deleted)',
+      )
+      expect((await fetch(`${target.url}/products/5`, { headers: admin })).status).toBe(200)
+      const journal = await (
+        await fetch(`${target.url}/__sandbox/requests?path=/products/5`)
+      ).json()
+      expect(
+        journal.data.list.filter((entry: { method: string }) => entry.method !== 'GET'),
+      ).toEqual([])
+    } finally {
+      await target.close()
+    }
+  })
+
+  it('a bad --timeout or a URL with a password is refused (exit 2), the password not echoed', async () => {
+    const run = (...args: string[]) =>
+      new Promise<{ code: number; stderr: string }>((resolve) =>
+        execFile(process.execPath, [bin, 'check', ...args], (error, _stdout, stderr) =>
+          resolve({ code: error ? Number(error.code) : 0, stderr }),
+        ),
+      )
+    const negative = await run(sandbox.url, '--timeout', '-5')
+    expect(negative.code).toBe(2)
+    expect(negative.stderr).toMatch(/^shop-sandbox check: --timeout .*got -5\n$/)
+    const word = await run(sandbox.url, '--timeout', 'abc')
+    expect(word.code).toBe(2)
+    expect(word.stderr).toMatch(/--timeout .*got NaN/)
+    const secret = await run(sandbox.url.replace('http://', 'http://user:hunter2@'))
+    expect(secret.code).toBe(2)
+    expect(secret.stderr).toContain('must not carry a user or password')
+    expect(secret.stderr).not.toContain('hunter2')
+  }, 30_000)
+})
