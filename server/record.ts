@@ -3,7 +3,12 @@ import { access, open, readFile, rename, rm } from 'node:fs/promises'
 import { basename, dirname, join } from 'node:path'
 import { headerNameProblem, headerValueProblem, SERVER_OWNED_HEADERS } from '../contract/headers.js'
 import type { OverrideInput } from '../state/overrides.js'
-import { parseOverride } from '../state/overrides.js'
+import {
+  MAX_CONDITIONS,
+  MAX_HEADER_BYTES,
+  overrideFootprint,
+  parseOverride,
+} from '../state/overrides.js'
 import { syncFolder } from './persistence.js'
 import type { Exchange } from './proxy.js'
 
@@ -43,8 +48,20 @@ function keptHeader(name: string, value: string): boolean {
   return headerNameProblem(name) === null && headerValueProblem(value) === null
 }
 
+/**
+ * Within what `--overrides` loads (`--max-overrides` entries, `--overrides-bytes` of them, as
+ * the loader counts them), so a recording always replays, and its memory stays bounded.
+ */
+export interface RecordLimits {
+  count: number
+  bytes: number
+}
+
 export class Recorder {
   #entries: OverrideInput[]
+  /** Each entry's bytes as `--overrides-bytes` counts them, by index. */
+  #sizes: number[]
+  #bytes = 0
   #keys = new Map<string, number>()
   #writing: Promise<void> = Promise.resolve()
   #dirty = false
@@ -53,10 +70,12 @@ export class Recorder {
   private constructor(
     readonly file: string,
     entries: OverrideInput[],
-    private readonly maxEntries: number,
+    private readonly limits: RecordLimits,
     private readonly warn: (line: string) => void,
   ) {
     this.#entries = entries
+    this.#sizes = entries.map((entry) => overrideFootprint(entry))
+    for (const size of this.#sizes) this.#bytes += size
     for (const [index, entry] of entries.entries()) this.#keys.set(keyOf(entry), index)
   }
 
@@ -67,7 +86,7 @@ export class Recorder {
    */
   static async open(
     file: string,
-    maxEntries: number,
+    limits: RecordLimits,
     warn: (line: string) => void = (line) => console.error(line),
   ): Promise<Recorder> {
     let text: string | null = null
@@ -104,7 +123,7 @@ export class Recorder {
         parseOverride(entry, `cannot record to ${file}: entry [${index}]`)
       entries = parsed as OverrideInput[]
     }
-    return new Recorder(file, entries, maxEntries, warn)
+    return new Recorder(file, entries, limits, warn)
   }
 
   /**
@@ -118,21 +137,33 @@ export class Recorder {
     requestHeaders: Readonly<Record<string, string>>,
     answer: Exchange,
   ): void {
-    const entry = overrideOf(method, path, query, secretsOf(requestHeaders, query), answer)
-    if (!entry) return
+    const made = overrideOf(method, path, query, secretsOf(requestHeaders, query), answer)
+    if (typeof made === 'string') {
+      this.warn(`shop-sandbox: ${method} ${path} is not recorded: ${made}`)
+      return
+    }
+    const entry = made
     const key = keyOf(entry)
     const index = this.#keys.get(key)
-    if (index !== undefined) this.#entries[index] = entry
-    else if (this.#entries.length >= this.maxEntries) {
+    const size = overrideFootprint(entry)
+    const bytes = this.#bytes + size - (index === undefined ? 0 : this.#sizes[index]!)
+    const count = this.#entries.length + (index === undefined ? 1 : 0)
+    if (count > this.limits.count || bytes > this.limits.bytes) {
       if (!this.#full)
         this.warn(
-          `shop-sandbox: ${this.file} holds ${this.maxEntries} recorded overrides (--max-overrides, what --overrides loads): further exchanges are not recorded`,
+          `shop-sandbox: ${this.file} holds what --overrides loads at most (${this.limits.count} overrides, --max-overrides; about ${this.limits.bytes} bytes of them, --overrides-bytes): further exchanges are not recorded`,
         )
       this.#full = true
       return
+    }
+    this.#bytes = bytes
+    if (index !== undefined) {
+      this.#entries[index] = entry
+      this.#sizes[index] = size
     } else {
       this.#keys.set(key, this.#entries.length)
       this.#entries.push(entry)
+      this.#sizes.push(size)
     }
     this.#schedule()
   }
@@ -143,7 +174,7 @@ export class Recorder {
     this.#writing = this.#writing.then(async () => {
       this.#dirty = false
       try {
-        await writeAtomic(this.file, `${JSON.stringify(this.#entries, null, 2)}\n`)
+        await writeAtomic(this.file, `${JSON.stringify(replayOrder(this.#entries), null, 2)}\n`)
       } catch (error) {
         this.warn(
           `shop-sandbox: cannot write the recording ${this.file}: ${(error as NodeJS.ErrnoException).code ?? error}`,
@@ -158,9 +189,22 @@ export class Recorder {
   }
 }
 
-/** One override's identity: method, path and query (what it matches). */
+/** One override's identity: method, path and query (what it matches), in any parameter order. */
 function keyOf(entry: OverrideInput): string {
-  return JSON.stringify([entry.method ?? '', entry.path, entry.query ?? {}])
+  const query = Object.entries(entry.query ?? {}).sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0))
+  return JSON.stringify([entry.method ?? '', entry.path, query])
+}
+
+/**
+ * The entries in the order a replay needs: an override's query matches as a subset and the
+ * newest (the last loaded) wins, so one with fewer parameters (`/search`) must come before one
+ * with more (`/search?keyword=a`), or it would answer for it too. Otherwise as recorded.
+ */
+function replayOrder(entries: readonly OverrideInput[]): OverrideInput[] {
+  return entries
+    .map((entry, index) => ({ entry, index, size: Object.keys(entry.query ?? {}).length }))
+    .sort((a, b) => a.size - b.size || a.index - b.index)
+    .map(({ entry }) => entry)
 }
 
 /**
@@ -184,27 +228,37 @@ function secretsOf(
   )
 }
 
-/** An exchange as an override; null when its body cannot be written as JSON or text. */
+/**
+ * An exchange as an override, or why it cannot be one (a body that is neither JSON nor text, a
+ * path or body an override cannot hold). Headers past what an override takes are left out.
+ */
 function overrideOf(
   method: string,
   path: string,
   query: URLSearchParams,
   secrets: readonly string[],
   answer: Exchange,
-): OverrideInput | null {
+): OverrideInput | string {
   const headers: Record<string, string> = {}
+  let kept = 0
+  let headerBytes = 0
   for (const [name, value] of Object.entries(answer.headers)) {
     if (value === undefined) continue
     let text = Array.isArray(value) ? value.join(', ') : value
     for (const secret of secrets) text = text.split(secret).join('***')
-    if (keptHeader(name, text)) headers[name] = text
+    if (!keptHeader(name, text)) continue
+    const bytes = name.length + text.length + 4
+    if (kept >= MAX_CONDITIONS || headerBytes + bytes > MAX_HEADER_BYTES) continue
+    headers[name] = text
+    kept++
+    headerBytes += bytes
   }
   const matched: Record<string, string> = {}
   for (const [name, value] of query) if (!SECRET.test(name)) matched[name] = value
   const response: Record<string, unknown> = { status: answer.status }
   if (Object.keys(headers).length > 0) response.headers = headers
   if (answer.body.byteLength > 0 && answer.status !== 204 && answer.status !== 304) {
-    if (answer.text === null) return null
+    if (answer.text === null) return 'its body is not text (only JSON and text answers replay)'
     let text = answer.text
     for (const secret of secrets) text = text.split(secret).join('***')
     // JSON stays JSON, parsed again after the blanking (which could, in theory, have cut into
@@ -226,8 +280,8 @@ function overrideOf(
   } as OverrideInput
   try {
     parseOverride(entry)
-  } catch {
-    return null
+  } catch (error) {
+    return (error as Error).message
   }
   return entry
 }

@@ -141,9 +141,7 @@ export async function createApiSandboxServer(
     inFlightBodyBytes ?? Math.min(128 * 1024 * 1024, Math.floor(heapShare() / 2)),
   )
   const recorder =
-    record === undefined
-      ? null
-      : await Recorder.open(record, sandbox.options.limits.overrides.count)
+    record === undefined ? null : await Recorder.open(record, sandbox.options.limits.overrides)
   if (proxy !== undefined)
     setUnmatched(
       sandbox,

@@ -18,9 +18,9 @@ export type OverrideMethod = (typeof overrideMethods)[number]
 /** Entries of a sequence (`responses`) at most. */
 export const MAX_SEQUENCE = 100
 /** Query parameters or headers one override may require, or response headers it may send, at most. */
-const MAX_CONDITIONS = 50
+export const MAX_CONDITIONS = 50
 /** Bytes of response headers one override may send (clients refuse answers with huge headers). */
-const MAX_HEADER_BYTES = 8 * 1024
+export const MAX_HEADER_BYTES = 8 * 1024
 /** Characters of JSON a body condition may hold: every request on its path is compared with it. */
 const MAX_BODY_CONDITION = 16 * 1024
 /** How deep an override's JSON may nest (as request bodies: CONTRACT C3). */
@@ -417,6 +417,11 @@ export interface OverrideLimits {
 /** What every override costs besides its values (matcher, record). */
 const OVERRIDE_OVERHEAD = 512
 
+/** What an override is counted as against `--overrides-bytes` (the recorder counts the same). */
+export function overrideFootprint(input: unknown): number {
+  return OVERRIDE_OVERHEAD + jsonFootprint(input).bytes
+}
+
 /** Refused: too many overrides, or too many bytes of them (the caller answers 413 or 429). */
 export class OverrideBoundError extends Error {
   override readonly name = 'OverrideBoundError'
@@ -442,7 +447,7 @@ export class Overrides {
    * {@link OverrideBoundError}. Its memory is estimated from its shape, not its JSON's length.
    */
   add(input: ParsedInput): Override {
-    const bytes = OVERRIDE_OVERHEAD + jsonFootprint(input).bytes
+    const bytes = overrideFootprint(input)
     if (bytes > this.limits.bytes) {
       throw new OverrideBoundError(
         `override too large: it takes about ${bytes} bytes, over the ${this.limits.bytes} bytes overrides may take in one sandbox (--overrides-bytes)`,

@@ -6,7 +6,7 @@ import { join } from 'node:path'
 import { gzipSync } from 'node:zlib'
 import { http, HttpResponse } from 'msw'
 import { setupServer } from 'msw/node'
-import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest'
 import { createSandbox } from '../../index.js'
 import type { SandboxServer } from '../../node/index.js'
 import { createSandboxServer } from '../../node/index.js'
@@ -69,6 +69,21 @@ function answer(req: IncomingMessage, res: ServerResponse, body: Buffer) {
     case '/999':
       res.writeHead(999, { 'content-type': 'application/json' })
       return res.end('{}')
+    case '/search':
+      return json(200, { search: url.search })
+    case '/many-headers':
+      res.writeHead(
+        200,
+        Object.fromEntries([
+          ['content-type', 'application/json'],
+          ...Array.from({ length: 60 }, (_, index) => [`x-h${index}`, `${index}`]),
+        ]),
+      )
+      return res.end('{"many":true}')
+    case '/deep':
+      return json(200, JSON.parse(`${'['.repeat(100)}${']'.repeat(100)}`))
+    case '/sized':
+      return json(200, { pad: 'x'.repeat(Number(url.searchParams.get('n'))) })
     case '/later':
       return setTimeout(() => json(200, { later: true }), 200)
     case '/bomb':
@@ -367,6 +382,60 @@ describe('--record (CONTRACT C4)', () => {
       const page = await fetch(`${replay.url}/page`)
       expect(page.status).toBe(404)
       expect(await page.text()).toBe('<h1>Not here</h1>')
+    } finally {
+      await replay.close()
+    }
+  })
+})
+
+describe('--record, replayed as --overrides loads it', () => {
+  it('the specific after the general, one entry whatever the parameter order, within what --overrides loads, and what is not recorded said', async () => {
+    const file = join(folder, 'bounded.json')
+    const warnings = vi.spyOn(console, 'error').mockImplementation(() => {})
+    const limits = { maxOverrides: 20, overridesBytes: 256 * 1024 }
+    const recorder = await createSandboxServer({
+      port: 0,
+      proxy: `${upstreamUrl}/v2`,
+      record: file,
+      ...limits,
+    })
+    try {
+      for (const path of [
+        '/search?keyword=a',
+        '/search',
+        '/search?b=1&a=2',
+        '/search?a=2&b=1',
+        '/many-headers',
+        '/deep',
+      ])
+        expect((await fetch(`${recorder.url}${path}`)).status).toBe(200)
+      // Some 100 kB each, against a 256 kB budget: the third is not recorded.
+      for (const n of [1, 2, 3, 4]) await fetch(`${recorder.url}/sized?n=100000&i=${n}`)
+    } finally {
+      await recorder.close()
+    }
+    const said = warnings.mock.calls.map((call) => String(call[0]))
+    warnings.mockRestore()
+    expect(said).toContainEqual(
+      expect.stringMatching(/^shop-sandbox: GET \/deep is not recorded: /),
+    )
+    expect(said.filter((line) => line.includes('further exchanges are not recorded'))).toHaveLength(
+      1,
+    )
+    const recorded = JSON.parse(await readFile(file, 'utf8'))
+    expect(recorded.filter((entry: { path: string }) => entry.path === '/search')).toHaveLength(3)
+    const many = recorded.find((entry: { path: string }) => entry.path === '/many-headers')
+    expect(Object.keys(many.response.headers)).toHaveLength(50)
+    expect(recorded.filter((entry: { path: string }) => entry.path === '/sized')).toHaveLength(2)
+
+    const replay = await createSandboxServer({ port: 0, overrides: recorded, ...limits })
+    try {
+      const search = async (query: string) =>
+        (await (await fetch(`${replay.url}/search${query}`)).json()).search
+      expect(await search('?keyword=a')).toBe('?keyword=a')
+      expect(await search('')).toBe('')
+      // The later of the two orders replaced the earlier: one entry.
+      expect(await search('?b=1&a=2')).toBe('?a=2&b=1')
     } finally {
       await replay.close()
     }
