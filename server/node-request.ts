@@ -20,6 +20,13 @@ export function requestUrl(target: string | undefined): URL | null {
   }
 }
 
+/** Whether a request target's path has a `.` or `..` segment, written out or percent-encoded. */
+export function hasDotSegment(target: string): boolean {
+  const end = target.search(/[?#]/)
+  const path = end < 0 ? target : target.slice(0, end)
+  return /(?:^|\/)(?:\.|%2e){1,2}(?:\/|$)/i.test(path)
+}
+
 /**
  * Adapts Node's `IncomingMessage` to the pipeline's request without building Fetch API
  * objects (the costliest part of serving MSW handlers over HTTP). The body is read only when

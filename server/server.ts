@@ -24,7 +24,7 @@ import { consolePage } from './console-page.js'
 import { docsPage } from './docs-page.js'
 import { landingPage } from './landing-page.js'
 import type { Frame } from './msw-transport.js'
-import { BodyBudget, fromNodeRequest, requestUrl } from './node-request.js'
+import { BodyBudget, fromNodeRequest, hasDotSegment, requestUrl } from './node-request.js'
 import { DataFile } from './persistence.js'
 import { requestLog } from './request-log.js'
 import type { FrameHeaders } from './respond.js'
@@ -183,6 +183,9 @@ export async function createApiSandboxServer(
       // request gets the same answer on both transports and in MSW (two Authorization headers
       // are no valid token; two Content-Types no JSON).
       joinDuplicateHeaders: true,
+      // An HTTP/1.1 request without Host gets the sandbox's answer (with its request id), not
+      // Node's bare 400: no browser sends one (the Host check guards browsers), curl -H 'Host:' does.
+      requireHostHeader: false,
     },
     listener,
   )
@@ -309,8 +312,15 @@ function requestListener(sandbox: Sandbox, options: ListenerOptions) {
     const frame: Record<string, string> = { 'x-request-id': id }
     if (options.draining) frame.connection = 'close'
     const url = requestUrl(req.url)
-    if (!url) {
-      const error = ApiError.of('invalidParameter', 'the request target is not a valid path')
+    if (!url || hasDotSegment(req.url ?? '/')) {
+      // A dot segment (`/__sandbox/overrides/%2e%2e`) would be resolved away by the URL parser
+      // and reach another route (`DELETE /__sandbox/`, a reset): refused as it is sent.
+      const error = ApiError.of(
+        'invalidParameter',
+        url
+          ? 'the request target has a . or .. segment; send the path it stands for'
+          : 'the request target is not a valid path',
+      )
       return sendAnswer(req, res, failure(error), frame)
     }
     // An absolute-form target (`GET http://other.host/users`) names its host itself (RFC 9112

@@ -193,6 +193,42 @@ describe.each(['fast', 'msw'] as const)('bytes on the wire (--transport %s)', (t
     expect(absolute).toContain("host 'evil.test' is not allowed")
   })
 
+  it('a dot segment never reaches another route; a request without Host gets the envelope', async () => {
+    const call = clientFor(server.url)
+    const overrides = async () =>
+      (await call('GET', '/__sandbox/overrides', { token: null })).body.data.total as number
+    const made = await call('POST', '/__sandbox/overrides', {
+      token: null,
+      body: { path: '/x', response: { status: 200 } },
+    })
+    expect(made.status).toBe(201)
+    const before = await overrides()
+    for (const target of [
+      '/__sandbox/overrides/%2e%2e',
+      '/__sandbox/overrides/..',
+      '/users/%2E/1',
+    ]) {
+      const answer = (
+        await rawAnswer([`DELETE ${target} HTTP/1.1`, `Host: 127.0.0.1`, 'Connection: close'])
+      ).toString('latin1')
+      expect(answer.startsWith('HTTP/1.1 400'), target).toBe(true)
+      expect(answer).toContain(
+        '"message":"the request target has a . or .. segment; send the path it stands for"',
+      )
+    }
+    // Nothing was reset: the override is still there.
+    expect(await overrides()).toBe(before)
+    const hostless = (
+      await rawAnswer([
+        'GET /users/1 HTTP/1.1',
+        'Authorization: Bearer sandbox-admin-token',
+        'Connection: close',
+      ])
+    ).toString('latin1')
+    expect(hostless.startsWith('HTTP/1.1 200')).toBe(true)
+    expect(hostless).toMatch(/\r\nx-request-id: \S+\r\n/i)
+  })
+
   it('a Host that names no host is refused without advice to allow it', async () => {
     for (const host of ['', 'localhost:80:81', 'a b']) {
       const answer = (
