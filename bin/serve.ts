@@ -1,8 +1,9 @@
-import { readFile } from 'node:fs/promises'
+import { readFile, stat } from 'node:fs/promises'
 import type { OverrideInput } from '../state/overrides.js'
 import { parseOverride } from '../state/overrides.js'
 import { DataFileError } from '../server/persistence.js'
 import type { SandboxServerOptions } from '../server/server.js'
+import { heapShare } from '../server/server.js'
 import { createSandboxServer } from '../node/create-server.js'
 import { startupProgress } from './progress.js'
 
@@ -20,7 +21,7 @@ export async function serve(
 ): Promise<void> {
   const { quiet, overridesFile, modules, ...serverOptions } = options
   if (overridesFile !== undefined) {
-    const loaded = await readOverrides(overridesFile)
+    const loaded = await readOverrides(overridesFile, serverOptions.overridesBytes ?? heapShare(64))
     if (typeof loaded === 'string') {
       console.error(`shop-sandbox: ${loaded}`)
       process.exitCode = 1
@@ -159,10 +160,19 @@ export function startupMessage(error: unknown, options: SandboxServerOptions): s
   }
 }
 
-/** The overrides of `--overrides <file>`: a JSON array, or a one-line problem. */
-async function readOverrides(file: string): Promise<OverrideInput[] | string> {
+/**
+ * The overrides of `--overrides <file>`: a JSON array, or a one-line problem. Only a regular
+ * file is read (a FIFO would never end, `/dev/zero` never stop), and only one that could fit
+ * `--overrides-bytes` (its JSON text, indented or not, within four times that).
+ */
+async function readOverrides(file: string, bytes: number): Promise<OverrideInput[] | string> {
   let text: string
   try {
+    const found = await stat(file)
+    if (!found.isFile())
+      return `--overrides ${file} is not a file (a JSON array of overrides is read from a regular file)`
+    if (found.size > 4 * bytes)
+      return `--overrides ${file} holds ${found.size} bytes: more than its overrides could take (--overrides-bytes ${bytes})`
     text = await readFile(file, 'utf8')
   } catch (error) {
     return `cannot read --overrides ${file}: ${(error as NodeJS.ErrnoException).code ?? (error as Error).message}`

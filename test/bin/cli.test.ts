@@ -229,6 +229,18 @@ describe('shop-sandbox CLI', () => {
     expect(full.stderr.trim()).toBe(
       `shop-sandbox: --overrides ${file}, entry [2]: this sandbox already has 2 overrides, the most it keeps (--max-overrides); remove some (DELETE /__sandbox/overrides)`,
     )
+    // Only a regular file, and one its overrides could fit: not a device that never ends.
+    const device = await cli('--port', '0', '--overrides', '/dev/zero')
+    expect(device.code).toBe(1)
+    expect(device.stderr.trim()).toBe(
+      'shop-sandbox: --overrides /dev/zero is not a file (a JSON array of overrides is read from a regular file)',
+    )
+    await writeFile(file, `[${' '.repeat(300 * 1024)}]`)
+    const huge = await cli('--port', '0', '--overrides-bytes', '65536', '--overrides', file)
+    expect(huge.code).toBe(1)
+    expect(huge.stderr.trim()).toBe(
+      `shop-sandbox: --overrides ${file} holds ${300 * 1024 + 2} bytes: more than its overrides could take (--overrides-bytes 65536)`,
+    )
   })
 
   it('--resources <module> serves its definitions beside the shop’s, with counts, banner and OpenAPI', async () => {
