@@ -271,7 +271,9 @@ function overrideOf(
     }
     if (json !== undefined) response.body = json
     else response.text = text
-  }
+  } else if (answer.status !== 204 && answer.status !== 304)
+    // No body (a redirect, an empty 200): an empty one replayed, not an envelope made up.
+    response.text = ''
   const entry: OverrideInput = {
     method: method as OverrideInput['method'],
     path,

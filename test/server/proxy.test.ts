@@ -69,6 +69,9 @@ function answer(req: IncomingMessage, res: ServerResponse, body: Buffer) {
     case '/999':
       res.writeHead(999, { 'content-type': 'application/json' })
       return res.end('{}')
+    case '/moved':
+      res.writeHead(302, { location: '/elsewhere' })
+      return res.end()
     case '/search':
       return json(200, { search: url.search })
     case '/many-headers':
@@ -409,6 +412,7 @@ describe('--record, replayed as --overrides loads it', () => {
         '/deep',
       ])
         expect((await fetch(`${recorder.url}${path}`)).status).toBe(200)
+      expect((await fetch(`${recorder.url}/moved`, { redirect: 'manual' })).status).toBe(302)
       // Some 100 kB each, against a 256 kB budget: the third is not recorded.
       for (const n of [1, 2, 3, 4]) await fetch(`${recorder.url}/sized?n=100000&i=${n}`)
     } finally {
@@ -434,6 +438,11 @@ describe('--record, replayed as --overrides loads it', () => {
         (await (await fetch(`${replay.url}/search${query}`)).json()).search
       expect(await search('?keyword=a')).toBe('?keyword=a')
       expect(await search('')).toBe('')
+      // A bodiless answer replays bodiless, not as an envelope made up for its status.
+      const moved = await fetch(`${replay.url}/moved`, { redirect: 'manual' })
+      expect(moved.status).toBe(302)
+      expect(moved.headers.get('location')).toBe('/elsewhere')
+      expect(await moved.text()).toBe('')
       // The later of the two orders replaced the earlier: one entry.
       expect(await search('?b=1&a=2')).toBe('?a=2&b=1')
     } finally {
