@@ -20,11 +20,16 @@ export function requestUrl(target: string | undefined): URL | null {
   }
 }
 
-/** Whether a request target's path has a `.` or `..` segment, written out or percent-encoded. */
+/**
+ * Whether a request target's path has a percent-encoded `.` or `..` segment (`%2e%2e`, `.%2e`).
+ * The URL parser resolves those like written-out ones, so `/__sandbox/overrides/%2e%2e` (an id
+ * a client did not mean as a step up) would reach `/__sandbox/`. Written-out ones are resolved,
+ * as `fetch` resolves them before MSW sees a request.
+ */
 export function hasDotSegment(target: string): boolean {
   const end = target.search(/[?#]/)
   const path = end < 0 ? target : target.slice(0, end)
-  return /(?:^|\/)(?:\.|%2e){1,2}(?:\/|$)/i.test(path)
+  return /(?:^|\/)(?:%2e\.?|\.%2e|%2e%2e)(?:\/|$)/i.test(path)
 }
 
 /**

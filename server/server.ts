@@ -313,12 +313,12 @@ function requestListener(sandbox: Sandbox, options: ListenerOptions) {
     if (options.draining) frame.connection = 'close'
     const url = requestUrl(req.url)
     if (!url || hasDotSegment(req.url ?? '/')) {
-      // A dot segment (`/__sandbox/overrides/%2e%2e`) would be resolved away by the URL parser
-      // and reach another route (`DELETE /__sandbox/`, a reset): refused as it is sent.
+      // An encoded dot segment (`/__sandbox/overrides/%2e%2e`) would be resolved away by the
+      // URL parser and reach another route (`DELETE /__sandbox/`, a reset): refused as sent.
       const error = ApiError.of(
         'invalidParameter',
         url
-          ? 'the request target has a . or .. segment; send the path it stands for'
+          ? 'the request target has a percent-encoded . or .. segment (%2e); send the path it stands for'
           : 'the request target is not a valid path',
       )
       return sendAnswer(req, res, failure(error), frame)

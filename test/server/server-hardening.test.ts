@@ -205,7 +205,7 @@ describe.each(['fast', 'msw'] as const)('bytes on the wire (--transport %s)', (t
     const before = await overrides()
     for (const target of [
       '/__sandbox/overrides/%2e%2e',
-      '/__sandbox/overrides/..',
+      '/__sandbox/overrides/.%2E',
       '/users/%2E/1',
     ]) {
       const answer = (
@@ -213,7 +213,7 @@ describe.each(['fast', 'msw'] as const)('bytes on the wire (--transport %s)', (t
       ).toString('latin1')
       expect(answer.startsWith('HTTP/1.1 400'), target).toBe(true)
       expect(answer).toContain(
-        '"message":"the request target has a . or .. segment; send the path it stands for"',
+        '"message":"the request target has a percent-encoded . or .. segment (%2e); send the path it stands for"',
       )
     }
     // Nothing was reset: the override is still there.
