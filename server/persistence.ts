@@ -332,26 +332,10 @@ export class DataFile implements Persistence {
 
   /** The real file behind a chain of symlinks (also when it does not exist yet). */
   async #resolveTarget(): Promise<string> {
-    let current = resolve(this.path)
-    for (let hops = 0; hops < 40; hops++) {
-      try {
-        return await realpath(current)
-      } catch (error) {
-        const code = (error as NodeJS.ErrnoException).code
-        if (code !== 'ENOENT') throw new DataFileError(this.#cannot('read', error))
-      }
-      // A missing file, or a link to one: follow the link by hand, then the folder is real.
-      try {
-        if (!(await lstat(current)).isSymbolicLink()) break
-        current = resolve(dirname(current), await readlink(current))
-      } catch {
-        break
-      }
-    }
     try {
-      return join(await realpath(dirname(current)), basename(current))
-    } catch {
-      return current
+      return await realTarget(this.path)
+    } catch (error) {
+      throw new DataFileError(this.#cannot('read', error))
     }
   }
 
@@ -1004,5 +988,33 @@ function alive(pid: number): boolean {
     return true
   } catch (error) {
     return (error as NodeJS.ErrnoException).code === 'EPERM'
+  }
+}
+
+/**
+ * The real file behind a chain of symlinks, also when it does not exist yet (a link to a file
+ * to be made): what is written there keeps the links. Throws what reading the path throws,
+ * other than its not existing.
+ */
+export async function realTarget(path: string): Promise<string> {
+  let current = resolve(path)
+  for (let hops = 0; hops < 40; hops++) {
+    try {
+      return await realpath(current)
+    } catch (error) {
+      if ((error as NodeJS.ErrnoException).code !== 'ENOENT') throw error
+    }
+    // A missing file, or a link to one: follow the link by hand, then the folder is real.
+    try {
+      if (!(await lstat(current)).isSymbolicLink()) break
+      current = resolve(dirname(current), await readlink(current))
+    } catch {
+      break
+    }
+  }
+  try {
+    return join(await realpath(dirname(current)), basename(current))
+  } catch {
+    return current
   }
 }

@@ -9,7 +9,7 @@ import {
   overrideFootprint,
   parseOverride,
 } from '../state/overrides.js'
-import { syncFolder } from './persistence.js'
+import { realTarget, syncFolder } from './persistence.js'
 import type { Exchange } from './proxy.js'
 
 /**
@@ -174,7 +174,11 @@ export class Recorder {
     this.#writing = this.#writing.then(async () => {
       this.#dirty = false
       try {
-        await writeAtomic(this.file, `${JSON.stringify(replayOrder(this.#entries), null, 2)}\n`)
+        // Written where a symlink points, so the link stays a link.
+        await writeAtomic(
+          await realTarget(this.file),
+          `${JSON.stringify(replayOrder(this.#entries), null, 2)}\n`,
+        )
       } catch (error) {
         this.warn(
           `shop-sandbox: cannot write the recording ${this.file}: ${(error as NodeJS.ErrnoException).code ?? error}`,

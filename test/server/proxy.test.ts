@@ -1,6 +1,6 @@
 import type { IncomingMessage, OutgoingHttpHeaders, Server, ServerResponse } from 'node:http'
 import { createServer } from 'node:http'
-import { mkdtemp, readFile, rm } from 'node:fs/promises'
+import { lstat, mkdtemp, readFile, rm, symlink, writeFile } from 'node:fs/promises'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { gzipSync } from 'node:zlib'
@@ -448,6 +448,28 @@ describe('--record, replayed as --overrides loads it', () => {
     } finally {
       await replay.close()
     }
+  })
+})
+
+describe('--record through a symlink', () => {
+  it('writes where the link points; the link stays a link', async () => {
+    const real = join(folder, 'real-recording.json')
+    const link = join(folder, 'linked-recording.json')
+    await writeFile(real, '[]')
+    await symlink(real, link)
+    const recorder = await createSandboxServer({
+      port: 0,
+      proxy: `${upstreamUrl}/v2`,
+      record: link,
+    })
+    try {
+      expect((await fetch(`${recorder.url}/search?q=1`)).status).toBe(200)
+    } finally {
+      await recorder.close()
+    }
+    expect((await lstat(link)).isSymbolicLink()).toBe(true)
+    const recorded = JSON.parse(await readFile(real, 'utf8'))
+    expect(recorded).toMatchObject([{ method: 'GET', path: '/search', query: { q: '1' } }])
   })
 })
 
