@@ -23,6 +23,7 @@ import {
   checkApi,
   checkDefinition,
   codeResolver,
+  defOf,
   openFields,
 } from './definition-checks.js'
 import type { ListSpec } from './list.js'
@@ -520,8 +521,7 @@ function recordBody(
   const own = record.shape as Record<string, z.ZodType>
   const shape = body.shape as Record<string, z.ZodType>
   for (const [key, field] of Object.entries(shape)) {
-    const inner = (field as unknown as { _zod: { def: { type: string; innerType?: unknown } } })
-      ._zod.def
+    const inner = defOf(field)
     const wrapped = inner.type === 'default' || inner.type === 'optional'
     if (field !== own[key] && !(wrapped && inner.innerType === own[key])) return false
     if (inner.type === 'optional' && given && !own[key]!.safeParse(undefined).success) return false

@@ -50,6 +50,12 @@ const NESTED_KEYS: Readonly<Record<string, string>> = {
 /** Fields every record has that no client writes: read-only whatever the schema says. */
 export const ALWAYS_READ_ONLY: readonly string[] = ['id', 'createdAt', 'updatedAt']
 
+/** A key that must name an action (`permissions`, `docs.operations`). */
+function isAction(where: string, key: string): void {
+  if (!ACTIONS.includes(key as Action))
+    fail(where, `is not an action; actions are ${listed(ACTIONS)}`)
+}
+
 /** A mistake in a definition. */
 function fail(where: string, problem: string): never {
   throw new TypeError(`${where}: ${problem}`)
@@ -324,8 +330,7 @@ export function checkDefinition(
     if (!isObject(definition.permissions))
       fail(at('permissions'), 'must be an object of action: permission')
     for (const [action, permission] of Object.entries(definition.permissions)) {
-      if (!ACTIONS.includes(action as Action))
-        fail(at(`permissions.${action}`), `is not an action; actions are ${listed(ACTIONS)}`)
+      isAction(at(`permissions.${action}`), action)
       if (!PERMISSIONS.includes(permission as Permission))
         fail(
           at(`permissions.${action}`),
@@ -494,8 +499,7 @@ export function checkDefinition(
       if (!isObject(docs.operations))
         fail(at('docs.operations'), 'must be an object of action: words')
       for (const [action, words] of Object.entries(docs.operations)) {
-        if (!ACTIONS.includes(action as Action))
-          fail(at(`docs.operations.${action}`), `is not an action; actions are ${listed(ACTIONS)}`)
+        isAction(at(`docs.operations.${action}`), action)
         if (!isObject(words))
           fail(at(`docs.operations.${action}`), 'must be { summary?, description? }')
         for (const [key, text] of Object.entries(words))
@@ -542,7 +546,8 @@ const BODY_KINDS = ['create', 'replace', 'patch', 'nestedCreate']
 const MAX_RECORDS = 1_000_000
 
 type Def = Record<string, unknown> & { type: string; checks?: unknown[] }
-const defOf = (schema: z.ZodType) => (schema as unknown as { _zod: { def: Def } })._zod.def
+/** A zod schema's definition (its type, inner types, checks). */
+export const defOf = (schema: z.ZodType) => (schema as unknown as { _zod: { def: Def } })._zod.def
 
 /** Whether an object schema has checks of its own (a refinement of the whole object). */
 function refined(schema: z.ZodType): boolean {

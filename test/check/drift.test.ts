@@ -16,6 +16,14 @@ const oracle = createSandbox()
 const catalog = oracle.options.catalog
 const tokens = { token: 'sandbox-admin-token', memberToken: 'sandbox-member-token' }
 
+/** `shop-sandbox check` from the command line: its exit code and output. */
+const run = (...args: string[]) =>
+  new Promise<{ code: number; stdout: string; stderr: string }>((resolve) =>
+    execFile(process.execPath, [bin, 'check', ...args], (error, stdout, stderr) =>
+      resolve({ code: error ? Number(error.code) : 0, stdout, stderr }),
+    ),
+  )
+
 let sandbox: SandboxServer
 let deviant: Server
 let deviantUrl = ''
@@ -166,12 +174,6 @@ describe('shop-sandbox check (CONTRACT C4)', () => {
   })
 
   it('from the command line: exit 0 clean, 1 with drift (--json for CI), 2 when the target cannot be reached', async () => {
-    const run = (...args: string[]) =>
-      new Promise<{ code: number; stdout: string; stderr: string }>((resolve) =>
-        execFile(process.execPath, [bin, 'check', ...args], (error, stdout, stderr) =>
-          resolve({ code: error ? Number(error.code) : 0, stdout, stderr }),
-        ),
-      )
     // Against the sandbox, no flag is needed: its own fixed admin token is the default.
     const clean = await run(sandbox.url)
     expect(clean.code).toBe(0)
@@ -314,12 +316,6 @@ describe('shop-sandbox check against a hostile target', () => {
   })
 
   it('a bad --timeout or a URL with a password is refused (exit 2), the password not echoed', async () => {
-    const run = (...args: string[]) =>
-      new Promise<{ code: number; stderr: string }>((resolve) =>
-        execFile(process.execPath, [bin, 'check', ...args], (error, _stdout, stderr) =>
-          resolve({ code: error ? Number(error.code) : 0, stderr }),
-        ),
-      )
     const negative = await run(sandbox.url, '--timeout', '-5')
     expect(negative.code).toBe(2)
     expect(negative.stderr).toMatch(/^shop-sandbox check: --timeout .*got -5\n$/)
