@@ -1,7 +1,7 @@
 import bytes from 'bytes'
 import type { Options } from 'yargs'
 import type * as z from 'zod'
-import { describeIssue } from '../contract/issues.js'
+import { describeIssue, safeParseReporting } from '../contract/issues.js'
 import type { OptionSpec } from '../sandbox/option-table.js'
 import { flagName } from '../sandbox/option-table.js'
 
@@ -92,7 +92,7 @@ export function parser(name: string, spec: OptionSpec): (raw: unknown) => unknow
         return value
       }
       default: {
-        const parsed = schema.safeParse(text, { reportInput: true })
+        const parsed = safeParseReporting(schema, text)
         if (!parsed.success) {
           const reason = describeIssue({ ...parsed.error.issues[0]!, path: [] }, flag).replace(
             `${flag}: `,

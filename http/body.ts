@@ -1,5 +1,5 @@
 import * as z from 'zod'
-import { describeIssues, distinctIssues } from '../contract/issues.js'
+import { describeIssues, distinctIssues, safeParseReporting } from '../contract/issues.js'
 import { ApiError } from '../contract/api-error.js'
 import type { ApiRequest } from '../contract/exchange.js'
 
@@ -115,7 +115,7 @@ export function validateBody<S extends z.ZodType>(
   const checksFields = rules.strict || rules.closed === true
   const suffix = rules.closed ? '' : ' (strict mode)'
   const problems = checksFields ? extraFields(schema, body, '', rules.readOnly, suffix) : []
-  const result = schema.safeParse(body, { reportInput: true })
+  const result = safeParseReporting(schema, body)
   if (!result.success) {
     for (const issue of distinctIssues(result.error.issues)) {
       // Unknown keys were reported above, each with its path.

@@ -1,7 +1,7 @@
 import * as z from 'zod'
 import type { CodeDefinition } from '../contract/codes.js'
 import { codes } from '../contract/codes.js'
-import { describeIssue } from '../contract/issues.js'
+import { describeIssue, safeParseReporting } from '../contract/issues.js'
 import { readOnlyFields } from '../contract/registry.js'
 import type { ApiDefinition } from './api.js'
 import type { Action, AnyResourceDefinition, Permission } from './define.js'
@@ -364,7 +364,7 @@ export function checkDefinition(
       field(at(`defaults.${key}`), key)
       if (ALWAYS_READ_ONLY.includes(key))
         fail(at(`defaults.${key}`), `${key} is read-only: the sandbox sets it`)
-      const checked = shape[key]!.safeParse(value, { reportInput: true })
+      const checked = safeParseReporting(shape[key]!, value)
       if (!checked.success)
         fail(
           at('defaults'),

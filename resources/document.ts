@@ -1,6 +1,6 @@
 import * as z from 'zod'
 import { MAX_ID } from '../contract/fields.js'
-import { describeIssue } from '../contract/issues.js'
+import { describeIssue, safeParseReporting } from '../contract/issues.js'
 import { schemaRegistry } from '../contract/registry.js'
 import type { ProgressReporter } from '../db/progress.js'
 import { PROGRESS_STEP } from '../db/progress.js'
@@ -53,7 +53,7 @@ export function checkSnapshot(
   const check = checkDocument(catalog, input)
   if (!check.ok || typeof input !== 'object' || input === null || !('nextIds' in input))
     return check
-  const nextIds = documentSchemas(catalog).nextIds.safeParse(input.nextIds, { reportInput: true })
+  const nextIds = safeParseReporting(documentSchemas(catalog).nextIds, input.nextIds)
   if (!nextIds.success) {
     const issue = nextIds.error.issues[0]!
     return { ok: false, problem: describeIssue({ ...issue, path: ['nextIds', ...issue.path] }) }
@@ -98,7 +98,7 @@ export function checkDocument(
   for (const { name, definition } of catalog.resources) {
     const records: Row[] = []
     for (const [index, record] of (source[name] as unknown[]).entries()) {
-      const result = definition.schema.safeParse(record, { reportInput: true })
+      const result = safeParseReporting(definition.schema, record)
       if (!result.success) {
         const issue = result.error.issues[0]!
         return {

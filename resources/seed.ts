@@ -5,7 +5,7 @@ import type { Snapshot } from '../db/store.js'
 import type { UniqueKey } from '../db/table.js'
 import { foldCase } from '../db/store.js'
 import { notJson } from '../contract/json-size.js'
-import { describeIssue } from '../contract/issues.js'
+import { describeIssue, safeParseReporting } from '../contract/issues.js'
 import { linkProblem, thrown } from './document.js'
 import type { Catalog } from './catalog.js'
 import type { Row } from './define.js'
@@ -205,7 +205,7 @@ function checkedSeed(catalog: Catalog, name: string, generated: unknown, count: 
   const keyword = resource.definition.list?.keyword as ((record: Row) => unknown) | undefined
   const fields = new Set(resource.fields)
   for (const record of records.slice(0, SEED_CHECKED)) {
-    const checked = resource.schema.safeParse(record, { reportInput: true })
+    const checked = safeParseReporting(resource.schema, record)
     if (!checked.success)
       throw new TypeError(
         `${where}: record ${record.id}: ${describeIssue(checked.error.issues[0]!, 'record')}`,

@@ -1,5 +1,5 @@
 import { ApiError } from '../contract/api-error.js'
-import { describeIssue } from '../contract/issues.js'
+import { describeIssue, safeParseReporting } from '../contract/issues.js'
 import { changesNothing } from '../db/same-record.js'
 import type { Store } from '../db/store.js'
 import type { Table } from '../db/table.js'
@@ -96,7 +96,7 @@ export class DataService implements Data {
    * 500 with that in the log, and no record the schema refuses is ever stored.
    */
   #checked<T extends Row>(resource: Resource, part: string, record: object): T {
-    const result = resource.schema.safeParse(record, { reportInput: true })
+    const result = safeParseReporting(resource.schema, record)
     if (result.success) return result.data as T
     throw new Error(
       `${resource.name}.${part} gave a ${resource.singular} its schema refuses: ${describeIssue(result.error.issues[0]!, 'record')}`,

@@ -1,5 +1,5 @@
 import type { HttpHandler } from 'msw'
-import { describeIssue } from '../contract/issues.js'
+import { describeIssue, safeParseReporting } from '../contract/issues.js'
 import type { Snapshot } from '../db/store.js'
 import { checkSnapshot } from '../resources/document.js'
 import { seedCatalog } from '../resources/seed.js'
@@ -225,7 +225,7 @@ export function createApiSandbox<
       return { ...main.config }
     },
     configure(changes) {
-      const parsed = runtimeConfigPatchSchema().safeParse(changes, { reportInput: true })
+      const parsed = safeParseReporting(runtimeConfigPatchSchema(), changes)
       if (!parsed.success) {
         throw new TypeError(
           `Invalid settings: ${parsed.error.issues.map((issue) => describeIssue(issue, 'settings')).join('; ')}`,

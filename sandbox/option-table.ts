@@ -1,6 +1,6 @@
 import * as z from 'zod'
 import { once } from '../contract/once.js'
-import { describeIssues } from '../contract/issues.js'
+import { describeIssues, safeParseReporting } from '../contract/issues.js'
 import type { ProgressReporter } from '../db/progress.js'
 import type { ApiDefinition } from '../resources/api.js'
 import type { AnyResourceDefinition } from '../resources/define.js'
@@ -446,7 +446,7 @@ export function validScope(
   for (const [name, value] of Object.entries(options)) {
     const spec = (optionTable as Record<string, OptionSpec>)[name]
     if (value === undefined || spec?.scope !== scope) continue
-    const parsed = optionSchema[name as OptionName]().safeParse(value, { reportInput: true })
+    const parsed = safeParseReporting(optionSchema[name as OptionName](), value)
     if (parsed.success) values[name] = parsed.data
     else
       for (const issue of parsed.error.issues)

@@ -1,5 +1,5 @@
 import { closest, distance } from 'fastest-levenshtein'
-import { describeIssues } from '../contract/issues.js'
+import { describeIssues, safeParseReporting } from '../contract/issues.js'
 import type { ApiDefinition } from '../resources/api.js'
 import { Catalog } from '../resources/catalog.js'
 import type { AnyResourceDefinition, Named } from '../resources/define.js'
@@ -94,7 +94,7 @@ function validOptions(options: object, catalog: Catalog): Record<string, unknown
       else problems.push(`${name}: is not an option${suggestion(name, catalog)}`)
       continue
     }
-    const parsed = optionSchema[name as OptionName]().safeParse(value, { reportInput: true })
+    const parsed = safeParseReporting(optionSchema[name as OptionName](), value)
     if (parsed.success) values[name] = parsed.data
     else
       for (const issue of parsed.error.issues)

@@ -1,6 +1,6 @@
 import * as z from 'zod'
 import { documented } from '../contract/registry.js'
-import { describeIssues, distinctIssues } from '../contract/issues.js'
+import { describeIssues, distinctIssues, safeParseReporting } from '../contract/issues.js'
 import { jsonFootprint, notJson } from '../contract/json-size.js'
 import { once } from '../contract/once.js'
 import { statusHeaders } from '../contract/api-error.js'
@@ -264,7 +264,7 @@ export function parseOverride(input: unknown, prefix = 'Invalid override'): Pars
   // Checked before the schema walks it (recursively): as request bodies are (CONTRACT C3).
   if (jsonFootprint(input, MAX_DEPTH).tooDeep)
     throw new TypeError(`${prefix}: override: must not nest deeper than ${MAX_DEPTH} levels`)
-  const parsed = overrideInputSchema().safeParse(input, { reportInput: true })
+  const parsed = safeParseReporting(overrideInputSchema(), input)
   if (parsed.success) return parsed.data
   const problems = distinctIssues(parsed.error.issues).flatMap((issue) =>
     describeIssues(issue, 'override'),
