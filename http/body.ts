@@ -38,12 +38,12 @@ const jsonType = /^application\/(?:json|[\w.+-]+\+json)\s*(?:;|$)/i
 
 /**
  * Reads a JSON request body in the order of CONTRACT B4: size (413), then media type (415),
- * then JSON syntax (400 / 40004). Given `seen`, its size and the parsed body are written there.
+ * then JSON syntax (400 / 40004). Given `seen`, its size, the parsed body and its text are written there.
  */
 export async function readJsonBody(
   request: Pick<ApiRequest, 'header' | 'readBody'>,
   limit = BODY_LIMIT,
-  seen?: { bytes?: number; body?: unknown },
+  seen?: { bytes?: number; body?: unknown; bodyText?: string },
 ): Promise<unknown> {
   const declared = request.header('content-length')
   const tooLarge = () =>
@@ -84,7 +84,10 @@ export async function readJsonBody(
     )
   try {
     const body: unknown = JSON.parse(text)
-    if (seen) seen.body = body
+    if (seen) {
+      seen.body = body
+      seen.bodyText = text
+    }
     return body
   } catch (error) {
     const reason = error instanceof SyntaxError ? error.message.slice(0, 120) : 'too deeply nested'

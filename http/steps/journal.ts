@@ -22,6 +22,7 @@ export function record(
       search: request.url.search,
       durationMs: Math.round((performance.now() - seen.started) * 100) / 100,
       body: seen.body,
+      bodyText: seen.bodyText,
       overrideId: seen.overrideId,
       nearMiss: seen.nearMiss,
       proxied: seen.proxied,

@@ -11,6 +11,8 @@ export interface Seen {
   path: string
   requestId: string
   body?: unknown
+  /** The JSON text of `body`, as sent. */
+  bodyText?: string
   bytes?: number
   overrideId?: number
   nearMiss?: NearMiss
@@ -38,6 +40,7 @@ export function seenOf(
     path,
     requestId,
     body: undefined,
+    bodyText: undefined,
     bytes: undefined,
     overrideId: undefined,
     nearMiss: undefined,

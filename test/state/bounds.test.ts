@@ -59,6 +59,31 @@ describe('CONTRACT C3: bounds in bytes as well as counts', () => {
     )
   })
 
+  it('a body is kept as sent when nothing in it can be a secret, else redacted, however its key is spelt', async () => {
+    const { call } = sandboxWith()
+    const sent = [
+      '{ "name" : "Ann Lee",\n  "email": "ann@example.com" }',
+      '{"email":"x@example.com","pass\\u0077ord":"hunter2"}',
+      '{"email":"x@example.com","\\u0070assword":"hunter2","name":"n"}',
+      '{"name":"Token Holder","email":"t@example.com","apiToken":{"k":1}}',
+    ]
+    for (const body of sent) await call('POST', '/users', { body })
+    const list = (await call('GET', '/__sandbox/requests')).body.data.list
+    expect(list.map((entry: { requestBody: unknown }) => entry.requestBody)).toEqual([
+      { name: 'Ann Lee', email: 'ann@example.com' },
+      { email: 'x@example.com', password: '[redacted]' },
+      { email: 'x@example.com', password: '[redacted]', name: 'n' },
+      { name: 'Token Holder', email: 't@example.com', apiToken: '[redacted]' },
+    ])
+    // A cut shows the text as it came, spaces and all.
+    const small = sandboxWith({ journalBodyBytes: 16 })
+    await small.call('POST', '/users', { body: sent[0] })
+    const [entry] = (await small.call('GET', '/__sandbox/requests')).body.data.list
+    expect(entry.requestBody).toBe(
+      `${sent[0]!.slice(0, 16)}…[cut: ${sent[0]!.length} characters in all]`,
+    )
+  })
+
   it('what the journal keeps of a cut body is only the cut: big bodies in its entries hold no more memory than the cuts', async () => {
     // In a process of its own, so that its heap can be measured after a full collection.
     const dist = fileURLToPath(new URL('../../dist/index.js', import.meta.url))
