@@ -366,8 +366,13 @@ export class Table<T extends Row, U extends string = never, G extends string = n
   #assertUnique(record: T): void {
     const conflict = this.conflict(record)
     if (conflict) {
-      throw new Error(
-        `Unique index "${conflict.index}" already holds "${conflict.key}" (record ${conflict.holder})`,
+      const { index, key, holder } = conflict
+      throw new UniqueConflict(
+        this.name,
+        index,
+        key,
+        holder,
+        (record as Record<string, unknown>)[index],
       )
     }
   }
@@ -431,6 +436,23 @@ function isAscending(records: readonly Row[]): boolean {
 }
 
 /** A table whose id sequence reached {@link MAX_ID}: no record can be created until it is reset. */
+/**
+ * A write refused because another record already holds one of its unique keys: nothing was
+ * changed. The data service answers it 409 with the resource's code.
+ */
+export class UniqueConflict extends Error {
+  constructor(
+    readonly table: string,
+    readonly index: string,
+    readonly key: UniqueKey,
+    readonly holder: number,
+    /** The written record's value of the field, as given (the key may be folded). */
+    readonly value: unknown,
+  ) {
+    super(`Unique index "${index}" already holds "${String(key)}" (record ${holder})`)
+  }
+}
+
 export class IdsExhausted extends RangeError {
   constructor(readonly table: string) {
     super(`${table}: every id up to ${MAX_ID} is used`)

@@ -3,12 +3,19 @@ import { describeIssue, safeParseReporting } from '../contract/issues.js'
 import { changesNothing } from '../db/same-record.js'
 import type { Store } from '../db/store.js'
 import type { Table } from '../db/table.js'
+import { UniqueConflict } from '../db/table.js'
 import type { Catalog, Resource } from './catalog.js'
 import type { DataService as Data, Row } from './define.js'
 
 /** 404 / 40400 saying which record is missing, e.g. "user 42 not found". */
 export function notFound(what: string, id: number): ApiError {
   return ApiError.of('notFound', `${what} ${id} not found`)
+}
+
+/** A table's refusal of a duplicate key as the resource's 409; any other error as it is. */
+function conflictOf(resource: Resource, error: unknown): unknown {
+  if (!(error instanceof UniqueConflict)) return error
+  return resource.conflict(error.index, error.value)
 }
 
 /**
@@ -41,16 +48,22 @@ export class DataService implements Data {
   create<T extends Row = Row>(name: string, input: Record<string, unknown>): T {
     const resource = this.catalog.get(name)
     const table = this.table<T>(name)
-    // Checked as a record no one holds yet (id 0), before the rules run.
-    this.#assertUnique(resource, table, input, 0)
     const { rules, bodies, defaults } = resource.definition
+    // A rule may do more than return a record: a body that collides is refused before it runs
+    // (checked as a record no one holds yet, id 0). Without one, the table's own check on
+    // insert is the one check, before anything changes.
+    if (rules?.create) this.#assertUnique(resource, table, input, 0)
     if (!rules?.create && resource.bodiesAreRecords.create) {
       // The body's fields are the schema's own: what it let through is a record.
       const now = this.now()
-      return table.insert(
-        input as Omit<T, 'id'>,
-        { createdAt: now, updatedAt: now } as unknown as Partial<T>,
-      )
+      try {
+        return table.insert(
+          input as Omit<T, 'id'>,
+          { createdAt: now, updatedAt: now } as unknown as Partial<T>,
+        )
+      } catch (error) {
+        throw conflictOf(resource, error)
+      }
     }
     // A body of the definition's own takes the defaults here (the derived one has them).
     const given = bodies?.create && defaults ? { ...defaults, ...input } : input
@@ -63,7 +76,11 @@ export class DataService implements Data {
       updatedAt: now,
     })
     if (rules?.create) this.#assertUnique(resource, table, record, 0)
-    return table.insert(record)
+    try {
+      return table.insert(record)
+    } catch (error) {
+      throw conflictOf(resource, error)
+    }
   }
 
   /**
@@ -86,8 +103,11 @@ export class DataService implements Data {
         id: current.id,
         createdAt: (current as Record<string, unknown>).createdAt,
       })
-    this.#assertUnique(resource, table, next, next.id)
-    return table.replace(next)
+    try {
+      return table.replace(next)
+    } catch (error) {
+      throw conflictOf(resource, error)
+    }
   }
 
   /**

@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest'
 import { SortedIndex } from '../../db/sorted-index.js'
+import { UniqueConflict } from '../../db/table.js'
 import { Table } from '../../index.js'
 
 interface Thing {
@@ -10,6 +11,7 @@ interface Thing {
 
 const things = () =>
   new Table<Thing, 'key', 'owner'>({
+    name: 'things',
     unique: { key: { key: (thing) => thing.key.toLowerCase() } },
     groups: { owner: { key: (thing) => thing.owner } },
   })
@@ -48,6 +50,22 @@ describe('Table', () => {
     expect(table.findUnique('key', 'b')?.id).toBe(2)
     expect(() => table.insert({ key: 'A', owner: 1 })).toThrow(/already holds/)
     expect(table.size).toBe(2)
+    // What the data service turns into the resource's 409: which index, whose key, the value given.
+    let refusal: unknown
+    try {
+      table.insert({ key: 'B', owner: 1 })
+    } catch (error) {
+      refusal = error
+    }
+    expect(refusal).toBeInstanceOf(UniqueConflict)
+    expect(refusal).toMatchObject({
+      table: 'things',
+      index: 'key',
+      key: 'b',
+      holder: 2,
+      value: 'B',
+    })
+    expect(table.nextId).toBe(3)
   })
 
   it('freezes records, deeply', () => {
