@@ -1,5 +1,5 @@
 import type * as z from 'zod'
-import { noContent, success } from '../contract/envelope.js'
+import { noContent, success, written } from '../contract/envelope.js'
 import type { ApiResponse } from '../contract/exchange.js'
 import type { Resource } from '../resources/catalog.js'
 import type { Action, Link, Row } from '../resources/define.js'
@@ -87,8 +87,8 @@ function recordFields(resource: Resource, context: OperationContext): string[] |
 }
 
 /** 201 with the new record and a `Location` header pointing at it. */
-function created(context: OperationContext, path: string, record: unknown): ApiResponse {
-  return success(record, 201, { location: `${context.basePath}${path}` })
+function created(context: OperationContext, path: string, record: object): ApiResponse {
+  return written(record, 201, { location: `${context.basePath}${path}` })
 }
 
 /**
@@ -125,7 +125,7 @@ export function resourceRoutes(resource: Resource): Route<Operation>[] {
         bodyRules(resource, context),
         referencesOf(resource, context, record),
       )
-      return success(context.data.update(name, record, changes as Record<string, unknown>))
+      return written(context.data.update(name, record, changes as Record<string, unknown>))
     }
 
   const updateErrors: OperationDocs['errors'] = [

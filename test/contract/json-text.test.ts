@@ -1,5 +1,6 @@
 import fc from 'fast-check'
 import { describe, expect, it } from 'vitest'
+import { success, written } from '../../contract/envelope.js'
 import { JSON_CACHE_CHARACTERS, jsonText } from '../../contract/json-text.js'
 import { deepFreeze } from '../../db/table.js'
 
@@ -36,5 +37,12 @@ describe('jsonText: the bytes JSON.stringify gives, reusing the text of frozen r
     )
     for (const record of records) expect(jsonText(record)).toBe(JSON.stringify(record))
     for (const record of records.slice(0, 3)) expect(jsonText(record)).toBe(JSON.stringify(record))
+  })
+
+  it('a written record answers the same envelope as any other success', () => {
+    const record = deepFreeze({ id: 7, name: 'Ann "A"', tags: ['x'], price: 1.5, note: null })
+    const answer = written(record, 201, { location: '/things/7' })
+    expect(answer).toEqual(success(record, 201, { location: '/things/7' }))
+    expect(answer.body).toBe(JSON.stringify({ code: 0, message: 'success', data: record }))
   })
 })
