@@ -249,9 +249,17 @@ describe('HTTP details (CONTRACT B6)', () => {
 
   it('gives every request a new X-Request-Id', async () => {
     const ids = new Set<string | null>()
-    for (let i = 0; i < 20; i++)
+    // Past a multiple of 256 of the counter behind them, where its digits are written anew.
+    for (let i = 0; i < 600; i++)
       ids.add((await call('GET', '/users/1')).headers.get('x-request-id'))
-    expect(ids.size).toBe(20)
+    expect(ids.size).toBe(600)
+    for (const id of ids)
+      expect(id).toMatch(/^[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/)
+    // One counter: the ids in order of the requests, 1 apart.
+    const counters = [...ids].map((id) => Number.parseInt(id!.slice(-12), 16))
+    expect(
+      counters.every((value, index) => index === 0 || value === counters[index - 1]! + 1),
+    ).toBe(true)
   })
 
   it('echoes the client’s X-Request-Id, on errors too', async () => {
