@@ -74,8 +74,9 @@ export interface TableOptions<T extends Row, U extends string, G extends string>
 export class Table<T extends Row, U extends string = never, G extends string = never> {
   /** Every record, ascending by id. */
   readonly #rows: T[] = []
-  readonly #unique = new Map<U, { index: UniqueIndex<T>; ids: Map<UniqueKey, number> }>()
-  readonly #groups = new Map<G, { index: GroupIndex<T>; ids: Map<number, number[]> }>()
+  // Lists, not maps by name: every write walks them, and a few names are found by a scan.
+  readonly #unique: Array<{ name: U; index: UniqueIndex<T>; ids: Map<UniqueKey, number> }> = []
+  readonly #groups: Array<{ name: G; index: GroupIndex<T>; ids: Map<number, number[]> }> = []
   /** Values derived from each record, aligned with the rows (built on first use). */
   readonly #derived = new Map<string, { compute(record: T): string; values: string[] }>()
   /** Sorted views by field (built on first use). */
@@ -98,10 +99,10 @@ export class Table<T extends Row, U extends string = never, G extends string = n
     for (const [name, index] of Object.entries(options.unique ?? {}) as Array<
       [U, UniqueIndex<T>]
     >) {
-      this.#unique.set(name, { index, ids: new Map() })
+      this.#unique.push({ name, index, ids: new Map() })
     }
     for (const [name, index] of Object.entries(options.groups ?? {}) as Array<[G, GroupIndex<T>]>) {
-      this.#groups.set(name, { index, ids: new Map() })
+      this.#groups.push({ name, index, ids: new Map() })
     }
   }
 
@@ -117,7 +118,7 @@ export class Table<T extends Row, U extends string = never, G extends string = n
    */
   get estimatedBytes(): number {
     const perRow =
-      ROW_BYTES + this.#unique.size * UNIQUE_ENTRY_BYTES + this.#groups.size * GROUP_ENTRY_BYTES
+      ROW_BYTES + this.#unique.length * UNIQUE_ENTRY_BYTES + this.#groups.length * GROUP_ENTRY_BYTES
     return this.#rows.length * perRow + this.#cacheBytes
   }
 
@@ -208,13 +209,15 @@ export class Table<T extends Row, U extends string = never, G extends string = n
 
   /** The record holding `key` in the unique index `index`, if any. */
   findUnique(index: U, key: UniqueKey): T | undefined {
-    const id = this.#unique.get(index)?.ids.get(key)
+    const id = this.#unique.find((unique) => unique.name === index)?.ids.get(key)
     return id === undefined ? undefined : this.get(id)
   }
 
   /** Ids of the records filed under `key` in the group index `index`, ascending. */
   group(index: G, key: number): number[] {
-    return [...(this.#groups.get(index)?.ids.get(key) ?? [])].sort((a, b) => a - b)
+    return [...(this.#groups.find((group) => group.name === index)?.ids.get(key) ?? [])].sort(
+      (a, b) => a - b,
+    )
   }
 
   /**
@@ -322,8 +325,8 @@ export class Table<T extends Row, U extends string = never, G extends string = n
     this.#sorted.clear()
     this.#matches.clear()
     this.#cacheBytes = 0
-    for (const { ids } of this.#unique.values()) ids.clear()
-    for (const { ids } of this.#groups.values()) ids.clear()
+    for (const { ids } of this.#unique) ids.clear()
+    for (const { ids } of this.#groups) ids.clear()
     const sorted = isAscending(records) ? records : [...records].sort((a, b) => a.id - b.id)
     for (const [position, record] of sorted.entries()) {
       if (sorted[position - 1]?.id === record.id) throw new Error(`Duplicate id ${record.id}`)
@@ -354,7 +357,7 @@ export class Table<T extends Row, U extends string = never, G extends string = n
     record: T,
     id: number = record.id,
   ): { index: U; key: UniqueKey; holder: number } | undefined {
-    for (const [index, { index: unique, ids }] of this.#unique) {
+    for (const { name: index, index: unique, ids } of this.#unique) {
       const key = unique.key(record)
       if (key === undefined) continue
       const holder = ids.get(key)
@@ -378,11 +381,11 @@ export class Table<T extends Row, U extends string = never, G extends string = n
   }
 
   #index(record: T): void {
-    for (const { index, ids } of this.#unique.values()) {
+    for (const { index, ids } of this.#unique) {
       const key = index.key(record)
       if (key !== undefined) ids.set(key, record.id)
     }
-    for (const { index, ids } of this.#groups.values()) {
+    for (const { index, ids } of this.#groups) {
       const key = index.key(record)
       const members = ids.get(key)
       if (members) members.push(record.id)
@@ -391,11 +394,11 @@ export class Table<T extends Row, U extends string = never, G extends string = n
   }
 
   #unindex(record: T): void {
-    for (const { index, ids } of this.#unique.values()) {
+    for (const { index, ids } of this.#unique) {
       const key = index.key(record)
       if (key !== undefined) ids.delete(key)
     }
-    for (const { index, ids } of this.#groups.values()) {
+    for (const { index, ids } of this.#groups) {
       const key = index.key(record)
       const members = ids.get(key)?.filter((id) => id !== record.id)
       if (members?.length) ids.set(key, members)
@@ -424,7 +427,8 @@ export class Table<T extends Row, U extends string = never, G extends string = n
 /** Freezes a JSON-like value and everything in it; frozen values are taken as already deep-frozen. */
 export function deepFreeze<V>(value: V): V {
   if (typeof value !== 'object' || value === null || Object.isFrozen(value)) return value
-  for (const child of Object.values(value)) deepFreeze(child)
+  // A for-in over a plain object's own keys: no array of its values made per record.
+  for (const key in value) if (Object.hasOwn(value, key)) deepFreeze(value[key])
   return Object.freeze(value)
 }
 
