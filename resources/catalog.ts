@@ -107,6 +107,61 @@ export interface Accounts {
 
 const cache = new WeakMap<ApiDefinition, Catalog>()
 
+/** APIs whose definitions the suite checks (the shop's): their catalog is made without checking them again at every start. */
+const proven = new WeakSet<ApiDefinition>()
+
+/**
+ * Marks an API whose definitions the suite runs {@link checkCatalog} on (the shop's, in
+ * test/shop), so a sandbox's start skips those checks. Only for definitions of this package.
+ */
+export function markProven(api: ApiDefinition): void {
+  proven.add(api)
+}
+
+/**
+ * Every check of an API's definitions, throwing a TypeError naming the resource and field of the
+ * first mistake: the API, then names and singulars, the accounts resource, each definition.
+ * `own`: how many of `api.resources` are the API's own (see the constructor).
+ */
+export function checkCatalog(api: ApiDefinition, own = Number.POSITIVE_INFINITY): void {
+  checkApi(api)
+  const code = codeResolver(api)
+  const definitions = api.resources
+  const names = new Set<string>()
+  const singulars = new Map<string, string>()
+  const accountsName = nameOf(api.accounts.resource)
+  const place = (index: number) =>
+    index < own ? `api.resources[${index}]` : `resources[${index - own}]`
+  for (const [index, definition] of definitions.entries()) {
+    const { name, singular } = (definition ?? {}) as { name?: unknown; singular?: unknown }
+    if (typeof name === 'string' && names.has(name))
+      throw new TypeError(
+        `${place(index)}.name: ${name} is taken${definitions.findIndex((one) => one?.name === name) < own && index >= own ? ' by a resource of the API' : ' by another resource'}; pick another name`,
+      )
+    if (typeof name === 'string') names.add(name)
+    if (typeof singular === 'string') {
+      const other = singulars.get(singular)
+      // The singular names the path parameter ({user_id}), messages and operation ids.
+      if (other !== undefined)
+        throw new TypeError(
+          `${String(name)}.singular: ${other} is called ${singular} already; each resource needs its own singular`,
+        )
+      singulars.set(singular, String(name))
+    }
+  }
+  if (!names.has(accountsName))
+    throw new TypeError(
+      `api.accounts.resource: ${accountsName} is not a resource of this API (${[...names].join(', ')})`,
+    )
+  definitions.forEach((definition, index) =>
+    checkDefinition(definition, place(index), {
+      names,
+      code,
+      accounts: accountsName,
+    }),
+  )
+}
+
 /**
  * An API compiled from its definition: what the store, routes, auth, document check, seeder,
  * control API and OpenAPI document of a sandbox are made from. Made with {@link Catalog.of}.
@@ -140,7 +195,7 @@ export class Catalog {
       return new Catalog({ ...rest, resources: [...api.resources, ...extra] }, api.resources.length)
     }
     let catalog = cache.get(api)
-    if (!catalog) cache.set(api, (catalog = new Catalog(api)))
+    if (!catalog) cache.set(api, (catalog = new Catalog(api, undefined, !proven.has(api))))
     return catalog
   }
 
@@ -148,46 +203,12 @@ export class Catalog {
    * @param own how many of `api.resources` are the API's own: the rest were added by a
    *   sandbox's `resources` option, and errors number them as that option does.
    */
-  private constructor(api: ApiDefinition, own = Number.POSITIVE_INFINITY) {
-    checkApi(api)
+  private constructor(api: ApiDefinition, own = Number.POSITIVE_INFINITY, check = true) {
+    if (check) checkCatalog(api, own)
     this.api = api
     this.codes = api.codes ?? {}
     this.#code = codeResolver(api)
-    const definitions = api.resources
-    const names = new Set<string>()
-    const singulars = new Map<string, string>()
-    const accountsName = nameOf(api.accounts.resource)
-    const place = (index: number) =>
-      index < own ? `api.resources[${index}]` : `resources[${index - own}]`
-    for (const [index, definition] of definitions.entries()) {
-      const { name, singular } = (definition ?? {}) as { name?: unknown; singular?: unknown }
-      if (typeof name === 'string' && names.has(name))
-        throw new TypeError(
-          `${place(index)}.name: ${name} is taken${definitions.findIndex((one) => one?.name === name) < own && index >= own ? ' by a resource of the API' : ' by another resource'}; pick another name`,
-        )
-      if (typeof name === 'string') names.add(name)
-      if (typeof singular === 'string') {
-        const other = singulars.get(singular)
-        // The singular names the path parameter ({user_id}), messages and operation ids.
-        if (other !== undefined)
-          throw new TypeError(
-            `${String(name)}.singular: ${other} is called ${singular} already; each resource needs its own singular`,
-          )
-        singulars.set(singular, String(name))
-      }
-    }
-    if (!names.has(accountsName))
-      throw new TypeError(
-        `api.accounts.resource: ${accountsName} is not a resource of this API (${[...names].join(', ')})`,
-      )
-    definitions.forEach((definition, index) =>
-      checkDefinition(definition, place(index), {
-        names,
-        code: this.#code,
-        accounts: accountsName,
-      }),
-    )
-    const resources = definitions.map((definition) => compile(definition, this.#code))
+    const resources = api.resources.map((definition) => compile(definition, this.#code))
     for (const resource of resources) this.#byName.set(resource.name, resource)
     this.resources = resources.map((resource) => withLinks(resource, this.#byName, resources))
     for (const resource of this.resources) this.#byName.set(resource.name, resource)
