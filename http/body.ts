@@ -11,6 +11,8 @@ export const MAX_JSON_DEPTH = 64
 
 /** How deep arrays and objects nest in a JSON text, stopping early past `max` (no recursion). */
 export function jsonDepthExceeds(text: string, max: number): boolean {
+  // No deeper than it has `{` and `[`: counted with the engine's own search, most bodies are done.
+  if (!openersExceed(text, max)) return false
   let depth = 0
   let inString = false
   for (let index = 0; index < text.length; index++) {
@@ -23,6 +25,16 @@ export function jsonDepthExceeds(text: string, max: number): boolean {
       if (++depth > max) return true
     } else if (char === 125 /* } */ || char === 93 /* ] */) depth--
   }
+  return false
+}
+
+/** Whether `text` holds more than `max` of `{` and `[` together. */
+function openersExceed(text: string, max: number): boolean {
+  let count = 0
+  for (let at = text.indexOf('{'); at >= 0; at = text.indexOf('{', at + 1))
+    if (++count > max) return true
+  for (let at = text.indexOf('['); at >= 0; at = text.indexOf('[', at + 1))
+    if (++count > max) return true
   return false
 }
 

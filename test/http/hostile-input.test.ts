@@ -2,6 +2,7 @@ import fc from 'fast-check'
 import { describe, expect, it } from 'vitest'
 import type { ApiRequest, ApiResponse, DbDocument, Sandbox } from '../../index.js'
 import { checkDocument, codes, createSandbox } from '../../index.js'
+import { jsonDepthExceeds } from '../../http/body.js'
 import { request } from '../support/arbitraries.js'
 
 type Generated = typeof request extends fc.Arbitrary<infer R> ? R : never
@@ -158,5 +159,36 @@ describe('hostile input (property-based, in-process)', () => {
       data: null,
     })
     expect(seen).toHaveLength(1)
+  })
+})
+
+describe('the nesting check (C3)', () => {
+  /** The scan alone, as it was before the count of `{` and `[` let most bodies skip it. */
+  const scanned = (text: string, max: number) => {
+    let depth = 0
+    let inString = false
+    for (let index = 0; index < text.length; index++) {
+      const char = text[index]
+      if (inString) {
+        if (char === '\\') index++
+        else if (char === '"') inString = false
+      } else if (char === '"') inString = true
+      else if (char === '{' || char === '[') {
+        if (++depth > max) return true
+      } else if (char === '}' || char === ']') depth--
+    }
+    return false
+  }
+
+  it('refuses exactly what a scan of the whole text refuses', () => {
+    const text = fc
+      .array(fc.constantFrom('{', '[', '}', ']', '"', '\\', 'a', ','), { maxLength: 40 })
+      .map((chars) => chars.join(''))
+    fc.assert(
+      fc.property(text, fc.integer({ min: 0, max: 6 }), (value, max) => {
+        expect(jsonDepthExceeds(value, max)).toBe(scanned(value, max))
+      }),
+      { numRuns: 5000 },
+    )
   })
 })
