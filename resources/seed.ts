@@ -281,8 +281,9 @@ export function uniqueValue(
   vary: (n: number) => string,
 ): string {
   let value = candidate
-  for (let n = 2; taken.has(foldCase(value)); n++) value = vary(n)
-  taken.add(foldCase(value))
+  let key = foldCase(value)
+  for (let n = 2; taken.has(key); n++) key = foldCase((value = vary(n)))
+  taken.add(key)
   return value
 }
 
