@@ -439,7 +439,6 @@ function isAscending(records: readonly Row[]): boolean {
   return true
 }
 
-/** A table whose id sequence reached {@link MAX_ID}: no record can be created until it is reset. */
 /**
  * A write refused because another record already holds one of its unique keys: nothing was
  * changed. The data service answers it 409 with the resource's code.
@@ -457,6 +456,7 @@ export class UniqueConflict extends Error {
   }
 }
 
+/** A table whose id sequence reached {@link MAX_ID}: no record can be created until it is reset. */
 export class IdsExhausted extends RangeError {
   constructor(readonly table: string) {
     super(`${table}: every id up to ${MAX_ID} is used`)
