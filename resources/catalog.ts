@@ -195,7 +195,7 @@ export class Catalog {
       return new Catalog({ ...rest, resources: [...api.resources, ...extra] }, api.resources.length)
     }
     let catalog = cache.get(api)
-    if (!catalog) cache.set(api, (catalog = new Catalog(api, undefined, !proven.has(api))))
+    if (!catalog) cache.set(api, (catalog = new Catalog(api)))
     return catalog
   }
 
@@ -203,8 +203,8 @@ export class Catalog {
    * @param own how many of `api.resources` are the API's own: the rest were added by a
    *   sandbox's `resources` option, and errors number them as that option does.
    */
-  private constructor(api: ApiDefinition, own = Number.POSITIVE_INFINITY, check = true) {
-    if (check) checkCatalog(api, own)
+  private constructor(api: ApiDefinition, own = Number.POSITIVE_INFINITY) {
+    if (!proven.has(api)) checkCatalog(api, own)
     this.api = api
     this.codes = api.codes ?? {}
     this.#code = codeResolver(api)

@@ -51,7 +51,7 @@ const NESTED_KEYS: Readonly<Record<string, string>> = {
 export const ALWAYS_READ_ONLY: readonly string[] = ['id', 'createdAt', 'updatedAt']
 
 /** A key that must name an action (`permissions`, `docs.operations`). */
-function isAction(where: string, key: string): void {
+function assertAction(where: string, key: string): void {
   if (!ACTIONS.includes(key as Action))
     fail(where, `is not an action; actions are ${listed(ACTIONS)}`)
 }
@@ -330,7 +330,7 @@ export function checkDefinition(
     if (!isObject(definition.permissions))
       fail(at('permissions'), 'must be an object of action: permission')
     for (const [action, permission] of Object.entries(definition.permissions)) {
-      isAction(at(`permissions.${action}`), action)
+      assertAction(at(`permissions.${action}`), action)
       if (!PERMISSIONS.includes(permission as Permission))
         fail(
           at(`permissions.${action}`),
@@ -499,7 +499,7 @@ export function checkDefinition(
       if (!isObject(docs.operations))
         fail(at('docs.operations'), 'must be an object of action: words')
       for (const [action, words] of Object.entries(docs.operations)) {
-        isAction(at(`docs.operations.${action}`), action)
+        assertAction(at(`docs.operations.${action}`), action)
         if (!isObject(words))
           fail(at(`docs.operations.${action}`), 'must be { summary?, description? }')
         for (const [key, text] of Object.entries(words))

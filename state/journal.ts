@@ -429,14 +429,20 @@ function headerBytes(headers: HeaderRecord | undefined): number {
   return length
 }
 
+/** The words that make a field secret: its value is never shown. */
+const SECRET_WORDS = 'pass(?:word)?|secret|token'
+
 /** Fields whose values the journal never shows. */
-const SECRET_FIELD = /pass(word)?|secret|token/i
+const SECRET_FIELD = new RegExp(SECRET_WORDS, 'i')
 
 /** A JSON text in which a secret field might be: its name anywhere, or any escape (`\\u0070ass`). */
-const MAYBE_SECRET = new RegExp(`${SECRET_FIELD.source}|\\\\`, 'i')
+const MAYBE_SECRET = new RegExp(`${SECRET_WORDS}|\\\\`, 'i')
 
 /** String values of secret fields in a JSON text (a session's `token`, …), found without parsing. */
-const SECRET_VALUE = /("[^"\\]*(?:pass(?:word)?|secret|token)[^"\\]*"\s*:\s*)"(?:[^"\\]|\\.)*"/gi
+const SECRET_VALUE = new RegExp(
+  `("[^"\\\\]*(?:${SECRET_WORDS})[^"\\\\]*"\\s*:\\s*)"(?:[^"\\\\]|\\\\.)*"`,
+  'gi',
+)
 
 /** A JSON text with every password, secret or token field's string value replaced. */
 export function redactJsonText(text: string): string {
