@@ -27,6 +27,19 @@ await (await fetch('https://api.test/users/1')).json()
 console.log(performance.now() - t0)
 server.close()
 `,
+  // msw loading only its HTTP handlers, as the sandbox's Node entry does (sandbox/msw-node.ts):
+  // like for like, what the sandbox's own work costs.
+  mswCore: `const t0 = performance.now()
+const { setupServer } = await import('msw/node')
+const { createRequire } = await import('node:module')
+const major = Number.parseInt(createRequire(import.meta.url)('msw/package.json').version, 10)
+const { http } = await import(major >= 3 ? 'msw/http' : 'msw/core/http')
+const server = setupServer(http.get('https://api.test/users/1', () => Response.json({ code: 0, message: 'success', data: { id: 1 } })))
+server.listen()
+await (await fetch('https://api.test/users/1')).json()
+console.log(performance.now() - t0)
+server.close()
+`,
 }
 
 const median = (values: number[]) =>
@@ -34,39 +47,51 @@ const median = (values: number[]) =>
 
 /**
  * Cold start (issue 18): fresh processes, alternating pairs (sandbox, msw alone), the median of
- * each and of the ratios. Needs `npm run build` first.
+ * each and of the ratios; and beside each pair msw alone with only its HTTP handlers (what the
+ * sandbox's Node entry loads of msw), for the ratio of the sandbox's own work. Needs
+ * `npm run build` first.
  */
-export function coldStart(pairs = 9): { sandboxMs: number; mswMs: number; ratio: number } {
+export function coldStart(pairs = 9): {
+  sandboxMs: number
+  mswMs: number
+  ratio: number
+  mswCoreMs: number
+  coreRatio: number
+} {
   const folder = mkdtempSync(join(repo, '.cold-'))
   try {
     for (const [name, code] of Object.entries(programs))
       writeFileSync(join(folder, `${name}.mjs`), code)
-    const run = (name: string) =>
+    const run = (name: keyof typeof programs) =>
       Number(
         execFileSync(process.execPath, [join(folder, `${name}.mjs`)], {
           cwd: repo,
           encoding: 'utf8',
         }),
       )
-    const sandbox: number[] = []
-    const msw: number[] = []
+    const times = { sandbox: [] as number[], msw: [] as number[], mswCore: [] as number[] }
     const ratios: number[] = []
+    const coreRatios: number[] = []
     for (let i = 0; i < pairs; i++) {
-      // Odd pairs run msw first, so neither side always gets the warmer disk cache.
-      let s: number
-      let m: number
-      if (i % 2 === 0) {
-        s = run('sandbox')
-        m = run('msw')
-      } else {
-        m = run('msw')
-        s = run('sandbox')
-      }
-      sandbox.push(s)
-      msw.push(m)
-      ratios.push(s / m)
+      // Each turn starts with the next program, so none always gets the warmer disk cache.
+      const order = (['sandbox', 'msw', 'mswCore'] as const).map(
+        (_, k, names) => names[(i + k) % names.length]!,
+      )
+      const turn = Object.fromEntries(order.map((name) => [name, run(name)])) as Record<
+        keyof typeof programs,
+        number
+      >
+      for (const name of order) times[name].push(turn[name])
+      ratios.push(turn.sandbox / turn.msw)
+      coreRatios.push(turn.sandbox / turn.mswCore)
     }
-    return { sandboxMs: median(sandbox), mswMs: median(msw), ratio: median(ratios) }
+    return {
+      sandboxMs: median(times.sandbox),
+      mswMs: median(times.msw),
+      ratio: median(ratios),
+      mswCoreMs: median(times.mswCore),
+      coreRatio: median(coreRatios),
+    }
   } finally {
     rmSync(folder, { recursive: true, force: true })
   }

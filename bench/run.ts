@@ -386,6 +386,13 @@ const targets = [
     show: (v: number) => `${v.toFixed(2)}×`,
   },
   {
+    target: `cold start against msw alone loading only its HTTP handlers, as the sandbox does (${Math.round(cold.sandboxMs)} vs ${Math.round(cold.mswCoreMs)} ms): the sandbox's own work`,
+    value: cold.coreRatio,
+    met: () => true,
+    info: true,
+    show: (v: number) => `${v.toFixed(2)}×`,
+  },
+  {
     target: `--transport msw, by id at ${mswSize} users, ≥ 90% of msw alone served the same way (one static handler, the same adapter and getResponse; median of ${PAIRS} side-by-side pairs; ${mswAlone[1].rps} vs ${mswAlone[0].rps} req/s)`,
     value: mswAlone[1].rps / mswAlone[0].rps,
     met: (v: number) => v >= 0.9,
@@ -538,7 +545,7 @@ if (fullRun) {
     '',
     `msw's own cost: by id at ${n(mswSize)} users, \`--transport msw\` answers ${n(mswAlone[1].rps)} req/s where msw alone with one static handler, served the same way (the same \`node:http\` adapter and \`getResponse\`), answers ${n(mswAlone[0].rps)} (${percent(mswAlone[1].rps / mswAlone[0].rps)}; median of ${PAIRS} side-by-side pairs): the transport's distance from bare \`node:http\` above is msw's request handling.${scaled ? ` Scale-out: by id over 8 named sandboxes at 1,000 users, one process ${n(scaled.one.rps)} req/s, two behind nginx ([the guide](guide/scale-out.md)) ${n(scaled.two.rps)} (${scaled.ratio.toFixed(2)}×; nginx and wrk run on the same cores).` : ''}`,
     '',
-    `(\`reset()\` of a 100-user sandbox: ${resetSmallMs.toFixed(2)} ms. "Settled" is after a full GC.) A fresh test file (import, \`createSandbox()\`, \`setupServer\`, first answer; fresh processes, median of 9 alternating pairs): ${n(cold.sandboxMs)} ms, msw alone with one static handler ${n(cold.mswMs)} ms. \`shop-sandbox/browser\` adds ${n(weight / 1000)} kB to a minified bundle (msw external).`,
+    `(\`reset()\` of a 100-user sandbox: ${resetSmallMs.toFixed(2)} ms. "Settled" is after a full GC.) A fresh test file (import, \`createSandbox()\`, \`setupServer\`, first answer; fresh processes, median of 9 alternating pairs): ${n(cold.sandboxMs)} ms, msw alone with one static handler ${n(cold.mswMs)} ms, or ${n(cold.mswCoreMs)} ms when it loads only its HTTP handlers (\`msw/core/http\`, msw 3's \`msw/http\`), as the sandbox's Node entry does. \`shop-sandbox/browser\` adds ${n(weight / 1000)} kB to a minified bundle (msw external).`,
     '',
     `Load and soak, 10,000 users, ${connections} connections, ${soakSeconds} s per phase after a warm-up, memory after a full GC at both ends:`,
     '',

@@ -1,10 +1,10 @@
 import type { HttpHandler } from 'msw'
-import { HttpResponse, http, passthrough } from 'msw'
 import type { ApiResponse } from '../contract/exchange.js'
 import { openCorsHeaders } from '../http/cors-headers.js'
 import { fromFetchRequest } from '../contract/exchange.js'
 import { ApiError } from '../contract/api-error.js'
 import { failure } from '../contract/envelope.js'
+import { failed, http, passthrough, respond } from './msw.js'
 
 export interface Claim {
   origin: string | null
@@ -39,9 +39,9 @@ export function toFetchResponse(
   onError: (error: unknown) => void = (error) =>
     console.error('[shop-sandbox] cannot write an answer:', error),
 ): Response {
-  if (response.drop) return HttpResponse.error()
+  if (response.drop) return failed()
   try {
-    return new HttpResponse(response.bytes ?? response.body, {
+    return respond(response.bytes ?? response.body, {
       status: response.status,
       headers: response.setCookies
         ? [
@@ -54,7 +54,7 @@ export function toFetchResponse(
     onError(error)
     const { body, headers, status } = failure(ApiError.of('internalError'))
     if (response.headers['x-request-id']) headers['x-request-id'] = response.headers['x-request-id']
-    return new HttpResponse(body, { status, headers })
+    return respond(body, { status, headers })
   }
 }
 
@@ -86,7 +86,7 @@ export function createHandlers(
         const origin = request.headers.get('origin') ?? '*'
         const options = request.method === 'OPTIONS'
         if (options && request.headers.has('access-control-request-method'))
-          return new HttpResponse(null, { status: 204, headers: openCorsHeaders(origin, true) })
+          return respond(null, { status: 204, headers: openCorsHeaders(origin, true) })
         const answer = await handle(fromFetchRequest(request))
         // Under the base path, no route, no override: on to the network (the passthrough option).
         if (answer.passthrough) return passthrough()

@@ -29,8 +29,10 @@ function files(folder: string): string[] {
 }
 
 const all = files(dist)
+/** msw for Node's ESM entry points only (top-level await): CommonJS keeps sandbox/msw.js. */
+const esmOnlyModules = new Set([join(dist, 'sandbox', 'msw-node.js')])
 await build({
-  entryPoints: all.filter((file) => file.endsWith('.js')),
+  entryPoints: all.filter((file) => file.endsWith('.js') && !esmOnlyModules.has(file)),
   outdir: out,
   outbase: dist,
   format: 'cjs',

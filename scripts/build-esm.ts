@@ -1,7 +1,8 @@
 /**
  * The ESM half of the package: the entry points of `dist/` (the package's three exports and the
- * CLI) bundled with code splitting, so what they share is one chunk under `dist/chunks/` and
- * what only some paths need (the server, the msw transport) stays behind a dynamic import.
+ * CLI) bundled with code splitting, so what Node's entry points share is one chunk under
+ * `dist/chunks/` (the browser's is built on its own, below) and what only some paths need (the
+ * server, the msw transport) stays behind a dynamic import.
  * zod is bundled in, tree-shaken: loading it as a package costs a fresh test file more than
  * everything else the sandbox does before its first answer (its entry loads every one of its
  * ~45 locales, each a module Node reads, links and compiles; measured in the README's design
@@ -16,6 +17,7 @@
  * Then it writes the data sets prepared for the default seed and counts (resources/seed.ts
  * `prepareDefaultSeed`: a sandbox with the defaults reads them instead of loading faker).
  */
+import type { BuildOptions, Plugin } from 'esbuild'
 import { build } from 'esbuild'
 import { cpSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
 import { dirname, join, relative } from 'node:path'
@@ -35,9 +37,6 @@ const external = Object.keys({ ...manifest.dependencies, ...manifest.peerDepende
   .filter((name) => !bundled.has(name))
   .flatMap((name) => [name, `${name}/*`])
 
-const entryPoints = ['index.js', 'node/index.js', 'browser/index.js', 'bin/shop-sandbox.js'].map(
-  (entry) => join(dist, entry),
-)
 // The default data sets (resources/seed.ts `prepareDefaultSeed`), generated once. The shop's
 // also becomes the module the browser entry imports on demand (shop/prepared-seed.ts): a page
 // with the defaults then loads it instead of faker.
@@ -50,8 +49,7 @@ const shopText = preparedTexts.find(([file]) => file === shopPreparedSeedFile)?.
 if (!shopText) throw new Error(`no prepared data set named ${shopPreparedSeedFile}`)
 writeFileSync(join(dist, 'shop', 'prepared-seed.js'), `export default ${shopText}\n`)
 
-const result = await build({
-  entryPoints,
+const options = {
   bundle: true,
   splitting: true,
   format: 'esm',
@@ -67,9 +65,47 @@ const result = await build({
   logLevel: 'warning',
   write: true,
   metafile: true,
+} satisfies BuildOptions
+/**
+ * Node's entry points load msw's HTTP handlers alone (sandbox/msw-node.ts, in place of
+ * sandbox/msw.ts: msw's main entry costs a fresh msw 2 test file ~90 ms). The browser's keeps
+ * msw's main entry (a bundler takes what it uses; no top-level await in a page's bundle), so it
+ * is built on its own: the two share no chunk.
+ */
+const nodeMsw: Plugin = {
+  name: 'msw-for-node',
+  setup(build) {
+    build.onResolve({ filter: /^\.\/msw\.js$/ }, ({ resolveDir }) =>
+      resolveDir.endsWith(join(dist, 'sandbox'))
+        ? { path: join(resolveDir, 'msw-node.js') }
+        : undefined,
+    )
+  },
+}
+const entries = (names: string[]) => names.map((entry) => join(dist, entry))
+const result = await build({
+  ...options,
+  entryPoints: entries(['index.js', 'node/index.js', 'bin/shop-sandbox.js']),
+  plugins: [nodeMsw],
 })
-if (result.errors.length > 0) process.exit(1)
+const browser = await build({ ...options, entryPoints: entries(['browser/index.js']) })
+if (result.errors.length > 0 || browser.errors.length > 0) process.exit(1)
 recordBundled(result.metafile)
+recordBundled(browser.metafile)
+// A bundler of an app's server code must leave msw-node.ts's import of msw's handlers to Node (its
+// entry depends on the installed msw): esbuild drops the comments that say so when it minifies.
+const mswNode = join(dist, 'sandbox', 'msw-node.js')
+const [mswChunk] = Object.entries(result.metafile.outputs).filter(
+  ([, out]) => mswNode in out.inputs,
+)
+if (!mswChunk) throw new Error(`no output holds ${mswNode}`)
+const mswText = readFileSync(mswChunk[0], 'utf8')
+const runtimeImport = 'import(httpEntry)'
+if (mswText.split(runtimeImport).length !== 2) throw new Error(`${mswChunk[0]}: ${runtimeImport}?`)
+writeFileSync(
+  mswChunk[0],
+  mswText.replace(runtimeImport, 'import(/* webpackIgnore: true */ /* @vite-ignore */ httpEntry)'),
+)
 
 // Replace tsc's per-module ESM output with the bundles; keep its declarations.
 function jsFiles(folder: string): string[] {

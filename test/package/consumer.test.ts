@@ -113,8 +113,10 @@ describe('the packed tarball, installed in a fresh project', { timeout: COMMAND_
     // CommonJS copy's bundled faker and its whole English locale (for seeders of your own
     // resources; faker 10 ships no CommonJS), the prepared default data set (one per build), the
     // README, and the same data set as a module the browser entry imports instead of faker (issue
-    // 35). Measured 466 kB packed when the English locale came in, 507 kB with the browser's data.
-    expect(size).toBeLessThan(540_000)
+    // 35). Measured 466 kB packed when the English locale came in, 507 kB with the browser's data,
+    // 645 kB since the browser's entry is bundled on its own (Node's loads msw's HTTP handlers
+    // alone, a module a page's bundle cannot take: scripts/build-esm.ts).
+    expect(size).toBeLessThan(680_000)
   })
 
   it('(a) npx shop-sandbox --help, then serve on a free port and answer a request', async () => {

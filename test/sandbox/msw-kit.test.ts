@@ -1,0 +1,132 @@
+import { execFile } from 'node:child_process'
+import { fileURLToPath } from 'node:url'
+import { promisify } from 'node:util'
+import { HttpResponse, passthrough as mswPassthrough } from 'msw'
+import { setupServer } from 'msw/node'
+import { afterEach, describe, expect, it, vi } from 'vitest'
+import * as mainEntry from '../../sandbox/msw.js'
+import * as nodeKit from '../../sandbox/msw-node.js'
+
+const admin = { authorization: 'Bearer sandbox-admin-token' }
+
+describe("msw for Node: msw's HTTP handlers without msw's main entry (sandbox/msw-node.ts)", () => {
+  afterEach(() => {
+    vi.doUnmock('../../sandbox/msw.js')
+    vi.resetModules()
+  })
+
+  it('has what sandbox/msw.ts has, under the same names', () => {
+    expect(Object.keys(nodeKit).sort()).toEqual(Object.keys(mainEntry).sort())
+  })
+
+  it("answers as msw's HttpResponse does: the reason phrase, headers, body, no body where none may be", async () => {
+    for (const [status, body] of [
+      [200, '{"a":1}'],
+      [201, new TextEncoder().encode('bytes')],
+      [404, 'missing'],
+      [503, ''],
+    ] as const) {
+      const ours = nodeKit.respond(body, { status, headers: { 'x-a': '1' } })
+      const msws = new HttpResponse(body, { status, headers: { 'x-a': '1' } })
+      expect([ours.status, ours.statusText, ours.headers.get('x-a')]).toEqual([
+        msws.status,
+        msws.statusText,
+        msws.headers.get('x-a'),
+      ])
+      expect(await ours.text()).toBe(await msws.text())
+    }
+    for (const status of [204, 205, 304]) {
+      const ours = nodeKit.respond('', { status, headers: {} })
+      expect([ours.status, ours.body]).toEqual([status, null])
+    }
+    expect(nodeKit.failed().type).toBe('error')
+  })
+
+  it("passthrough() is msw's own answer, which msw 2 and 3 recognise", () => {
+    const ours = nodeKit.passthrough()
+    const msws = mswPassthrough()
+    expect([ours.status, ours.statusText, [...ours.headers]]).toEqual([
+      msws.status,
+      msws.statusText,
+      [...msws.headers],
+    ])
+  })
+
+  it('makes the handlers setupServer answers with: data, errors, preflights and passthrough', async () => {
+    vi.doMock('../../sandbox/msw.js', () => import('../../sandbox/msw-node.js'))
+    const { createSandbox } = await import('../../shop/defaults.js')
+    const sandbox = createSandbox({ baseUrl: 'https://api.kit.test', passthrough: true })
+    const network = setupServer(...sandbox.handlers)
+    network.listen()
+    try {
+      const user = await fetch('https://api.kit.test/users/1', { headers: admin })
+      expect([user.status, user.statusText]).toEqual([200, 'OK'])
+      expect((await user.json()).data.id).toBe(1)
+      const missing = await fetch('https://api.kit.test/users/9999', { headers: admin })
+      expect([missing.status, missing.statusText, (await missing.json()).code]).toEqual([
+        404,
+        'Not Found',
+        40400,
+      ])
+      const preflight = await fetch('https://api.kit.test/users', {
+        method: 'OPTIONS',
+        headers: { origin: 'https://app.test', 'access-control-request-method': 'POST' },
+      })
+      expect([preflight.status, preflight.headers.get('access-control-allow-origin')]).toEqual([
+        204,
+        'https://app.test',
+      ])
+      // Not the sandbox's (passthrough: true): msw lets it go to the network, here refused.
+      await expect(fetch('https://api.kit.test/not-a-route')).rejects.toThrow()
+    } finally {
+      network.close()
+    }
+  })
+
+  it("the built package's Node entry answers without loading msw's main entry", async () => {
+    const dist = fileURLToPath(new URL('../../dist/index.js', import.meta.url))
+    // Every module Node resolves, posted by a resolve hook (a thread of its own) to the program.
+    const hooks = `data:text/javascript,${encodeURIComponent(
+      'let port; export function initialize(data) { port = data.port } export async function resolve(s, c, next) { const r = await next(s, c); port.postMessage(r.url); return r }',
+    )}`
+    const { stdout } = await promisify(execFile)(
+      process.execPath,
+      [
+        '--input-type=module',
+        '-e',
+        `import { register } from 'node:module'
+import { MessageChannel } from 'node:worker_threads'
+const { port1, port2 } = new MessageChannel()
+const seen = []
+port1.on('message', (url) => seen.push(url))
+port1.unref()
+register(${JSON.stringify(hooks)}, { data: { port: port2 }, transferList: [port2] })
+const settle = () => new Promise((resolve) => setTimeout(resolve, 200))
+const { setupServer } = await import('msw/node')
+const { createSandbox } = await import(${JSON.stringify(dist)})
+const server = setupServer(...createSandbox({ baseUrl: 'https://api.test' }).handlers)
+server.listen()
+const answer = await fetch('https://api.test/users/1', { headers: { authorization: 'Bearer sandbox-admin-token' } })
+server.close()
+await settle()
+const before = seen.slice()
+// The control: importing msw's main entry is seen by the hook.
+await import('msw')
+await settle()
+console.log(JSON.stringify({ status: answer.status, before, after: seen.slice(before.length) }))`,
+      ],
+      { cwd: fileURLToPath(new URL('../..', import.meta.url)) },
+    )
+    const { status, before, after } = JSON.parse(stdout) as {
+      status: number
+      before: string[]
+      after: string[]
+    }
+    // msw's main entry: lib/core/index.mjs in msw 2, lib/core/index.js in msw 3.
+    const mainEntry = (url: string) => /\/msw\/lib\/core\/index\.m?js$/.test(url)
+    expect(status).toBe(200)
+    expect(before.some((url) => url.includes('/msw/lib/'))).toBe(true)
+    expect(before.filter(mainEntry)).toEqual([])
+    expect(after.filter(mainEntry)).toHaveLength(1)
+  })
+})
