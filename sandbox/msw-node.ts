@@ -5,7 +5,8 @@
  * than everything else the sandbox does before its first answer; a test file that uses the
  * sandbox needs none of it (setupServer comes from `msw/node`, which does not load it either).
  * msw 3 exports the handlers as `msw/http`, msw 2 (>= 2.15) as `msw/core/http`: the installed
- * msw's version picks, and the import is left to Node at run time (bundlers told to skip it).
+ * msw's version picks (an msw that exports neither gets its main entry loaded, as before), and
+ * the import is left to Node at run time (bundlers told to skip it).
  */
 import { STATUS_CODES } from 'node:http'
 import { createRequire } from 'node:module'
@@ -14,9 +15,18 @@ import type * as Msw from 'msw'
 const { version } = createRequire(import.meta.url)('msw/package.json') as { version: string }
 const httpEntry = Number.parseInt(version, 10) >= 3 ? 'msw/http' : 'msw/core/http'
 
-export const { http } = (await import(/* webpackIgnore: true */ /* @vite-ignore */ httpEntry)) as {
-  http: typeof Msw.http
+/** The handlers' entry of the installed msw; its main entry if that msw exports no such path. */
+async function loadHttp(): Promise<typeof Msw.http> {
+  try {
+    return ((await import(/* webpackIgnore: true */ /* @vite-ignore */ httpEntry)) as typeof Msw)
+      .http
+  } catch (error) {
+    if ((error as { code?: unknown }).code !== 'ERR_PACKAGE_PATH_NOT_EXPORTED') throw error
+    return (await import('msw')).http
+  }
 }
+
+export const http = await loadHttp()
 
 /** Statuses whose answer has no body (Fetch refuses one; msw's `HttpResponse` drops it too). */
 const NULL_BODY = new Set([101, 103, 204, 205, 304])

@@ -1,6 +1,10 @@
 import { execFile } from 'node:child_process'
+import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
 import { fileURLToPath } from 'node:url'
 import { promisify } from 'node:util'
+import { build } from 'esbuild'
 import { HttpResponse, passthrough as mswPassthrough } from 'msw'
 import { setupServer } from 'msw/node'
 import { afterEach, describe, expect, it, vi } from 'vitest'
@@ -80,6 +84,45 @@ describe("msw for Node: msw's HTTP handlers without msw's main entry (sandbox/ms
       await expect(fetch('https://api.kit.test/not-a-route')).rejects.toThrow()
     } finally {
       network.close()
+    }
+  })
+
+  it('an msw that exports neither path has its main entry loaded instead', async () => {
+    const folder = await mkdtemp(join(tmpdir(), 'shop-sandbox-msw-kit-'))
+    try {
+      const msw = join(folder, 'node_modules', 'msw')
+      await mkdir(msw, { recursive: true })
+      await writeFile(
+        join(msw, 'package.json'),
+        JSON.stringify({
+          name: 'msw',
+          version: '2.14.0',
+          type: 'module',
+          exports: { '.': './main.js', './package.json': './package.json' },
+        }),
+      )
+      await writeFile(join(msw, 'main.js'), 'export const http = { from: "main" }\n')
+      await build({
+        entryPoints: [fileURLToPath(new URL('../../sandbox/msw-node.ts', import.meta.url))],
+        bundle: true,
+        format: 'esm',
+        platform: 'node',
+        external: ['msw', 'msw/*'],
+        outfile: join(folder, 'kit.mjs'),
+        logLevel: 'silent',
+      })
+      const { stdout } = await promisify(execFile)(
+        process.execPath,
+        [
+          '--input-type=module',
+          '-e',
+          `const { http } = await import('./kit.mjs'); console.log(JSON.stringify(http))`,
+        ],
+        { cwd: folder },
+      )
+      expect(JSON.parse(stdout)).toEqual({ from: 'main' })
+    } finally {
+      await rm(folder, { recursive: true, force: true })
     }
   })
 
