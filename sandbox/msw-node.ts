@@ -12,8 +12,19 @@ import { STATUS_CODES } from 'node:http'
 import { createRequire } from 'node:module'
 import type * as Msw from 'msw'
 
-const { version } = createRequire(import.meta.url)('msw/package.json') as { version: string }
-const httpEntry = Number.parseInt(version, 10) >= 3 ? 'msw/http' : 'msw/core/http'
+/** The installed msw's version; a missing msw (a peer dependency) said in so many words. */
+function mswVersion(): string {
+  try {
+    return (createRequire(import.meta.url)('msw/package.json') as { version: string }).version
+  } catch (error) {
+    if ((error as { code?: unknown }).code !== 'MODULE_NOT_FOUND') throw error
+    throw new Error('shop-sandbox needs msw 2.15+ or 3 installed beside it: npm install msw', {
+      cause: error,
+    })
+  }
+}
+
+const httpEntry = Number.parseInt(mswVersion(), 10) >= 3 ? 'msw/http' : 'msw/core/http'
 
 /** The handlers' entry of the installed msw; its main entry if that msw exports no such path. */
 async function loadHttp(): Promise<typeof Msw.http> {

@@ -87,7 +87,7 @@ describe("msw for Node: msw's HTTP handlers without msw's main entry (sandbox/ms
     }
   })
 
-  it('an msw that exports neither path has its main entry loaded instead', async () => {
+  it('an msw that exports neither path has its main entry loaded instead; no msw, a plain error', async () => {
     const folder = await mkdtemp(join(tmpdir(), 'shop-sandbox-msw-kit-'))
     try {
       const msw = join(folder, 'node_modules', 'msw')
@@ -121,6 +121,21 @@ describe("msw for Node: msw's HTTP handlers without msw's main entry (sandbox/ms
         { cwd: folder },
       )
       expect(JSON.parse(stdout)).toEqual({ from: 'main' })
+      // And with no msw at all, the error says what to install.
+      await rm(msw, { recursive: true })
+      await expect(
+        promisify(execFile)(
+          process.execPath,
+          ['--input-type=module', '-e', `await import('./kit.mjs')`],
+          {
+            cwd: folder,
+          },
+        ),
+      ).rejects.toMatchObject({
+        stderr: expect.stringContaining(
+          'shop-sandbox needs msw 2.15+ or 3 installed beside it: npm install msw',
+        ),
+      })
     } finally {
       await rm(folder, { recursive: true, force: true })
     }
