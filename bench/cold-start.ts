@@ -1,8 +1,10 @@
 import { execFileSync } from 'node:child_process'
+import { createRequire } from 'node:module'
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join, resolve } from 'node:path'
 import { build } from 'esbuild'
+import { mswHttpEntry } from '../sandbox/msw-entry.js'
 
 const repo = resolve(import.meta.dirname, '..')
 
@@ -31,9 +33,12 @@ server.close()
   // like for like, what the sandbox's own work costs.
   mswCore: `const t0 = performance.now()
 const { setupServer } = await import('msw/node')
-const { createRequire } = await import('node:module')
-const major = Number.parseInt(createRequire(import.meta.url)('msw/package.json').version, 10)
-const { http } = await import(major >= 3 ? 'msw/http' : 'msw/core/http')
+const { http } = await import(${JSON.stringify(
+    mswHttpEntry(
+      (createRequire(join(repo, 'package.json'))('msw/package.json') as { version: string })
+        .version,
+    ),
+  )})
 const server = setupServer(http.get('https://api.test/users/1', () => Response.json({ code: 0, message: 'success', data: { id: 1 } })))
 server.listen()
 await (await fetch('https://api.test/users/1')).json()

@@ -4,13 +4,14 @@
  * handlers and the `graphql` package, ~90 ms of a fresh test file on the bench's machine, more
  * than everything else the sandbox does before its first answer; a test file that uses the
  * sandbox needs none of it (setupServer comes from `msw/node`, which does not load it either).
- * msw 3 exports the handlers as `msw/http`, msw 2 (>= 2.15) as `msw/core/http`: the installed
- * msw's version picks (an msw that exports neither gets its main entry loaded, as before), and
+ * The installed msw's version picks the entry that exports the handlers (`./msw-entry.ts`; an
+ * msw that exports neither gets its main entry loaded, as before), and
  * the import is left to Node at run time (bundlers told to skip it).
  */
 import { STATUS_CODES } from 'node:http'
 import { createRequire } from 'node:module'
 import type * as Msw from 'msw'
+import { mswHttpEntry } from './msw-entry.js'
 
 /** The installed msw's version; a missing msw (a peer dependency) said in so many words. */
 function mswVersion(): string {
@@ -24,7 +25,7 @@ function mswVersion(): string {
   }
 }
 
-const httpEntry = Number.parseInt(mswVersion(), 10) >= 3 ? 'msw/http' : 'msw/core/http'
+const httpEntry = mswHttpEntry(mswVersion())
 
 /** The handlers' entry of the installed msw; its main entry if that msw exports no such path. */
 async function loadHttp(): Promise<typeof Msw.http> {

@@ -43,6 +43,12 @@ describe("msw for Node: msw's HTTP handlers without msw's main entry (sandbox/ms
       const ours = nodeKit.respond('', { status, headers: {} })
       expect([ours.status, ours.body]).toEqual([status, null])
     }
+    const cookies = ['session=s3cr3t; HttpOnly', 'csrf=c5rf; Path=/']
+    const lines = nodeKit.respond('{}', {
+      status: 200,
+      headers: cookies.map((line) => ['set-cookie', line] as [string, string]),
+    })
+    expect(lines.headers.getSetCookie()).toEqual(cookies)
     expect(nodeKit.failed().type).toBe('error')
   })
 
