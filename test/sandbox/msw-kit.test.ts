@@ -62,7 +62,7 @@ describe("msw for Node: msw's HTTP handlers without msw's main entry (sandbox/ms
     ])
   })
 
-  it('makes the handlers setupServer answers with: data, errors, preflights and passthrough', async () => {
+  it('makes the handlers setupServer answers with: data, errors, preflights, drops and passthrough', async () => {
     vi.doMock('../../sandbox/msw.js', () => import('../../sandbox/msw-node.js'))
     const { createSandbox } = await import('../../shop/defaults.js')
     const sandbox = createSandbox({ baseUrl: 'https://api.kit.test', passthrough: true })
@@ -86,6 +86,11 @@ describe("msw for Node: msw's HTTP handlers without msw's main entry (sandbox/ms
         204,
         'https://app.test',
       ])
+      // A dropped connection (an override's `drop`) is a network error to fetch.
+      sandbox.override({ method: 'GET', path: '/products', times: 1, response: { drop: true } })
+      await expect(
+        fetch('https://api.kit.test/products', { headers: admin }),
+      ).rejects.toBeInstanceOf(TypeError)
       // Not the sandbox's (passthrough: true): msw lets it go to the network, here refused.
       await expect(fetch('https://api.kit.test/not-a-route')).rejects.toThrow()
     } finally {
