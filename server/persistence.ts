@@ -1,4 +1,3 @@
-import { randomBytes } from 'node:crypto'
 import type { FSWatcher, Stats } from 'node:fs'
 import {
   closeSync,
@@ -14,19 +13,7 @@ import {
   writeSync,
 } from 'node:fs'
 import type { FileHandle } from 'node:fs/promises'
-import {
-  copyFile,
-  lstat,
-  open,
-  readdir,
-  readFile,
-  readlink,
-  realpath,
-  rename,
-  rm,
-  stat,
-  writeFile,
-} from 'node:fs/promises'
+import { copyFile, open, readdir, readFile, rename, rm, stat, writeFile } from 'node:fs/promises'
 import { basename, dirname, join, resolve } from 'node:path'
 import type { ProgressReporter } from '../db/progress.js'
 import type { Snapshot, Store, StoreChange } from '../db/store.js'
@@ -34,6 +21,7 @@ import type { Row } from '../db/table.js'
 import type { Catalog } from '../resources/catalog.js'
 import { checkSnapshot } from '../resources/document.js'
 import type { Persistence, PersistenceStatus } from '../state/instance.js'
+import { realTarget, syncFolder, tempPathBeside } from './atomic-file.js'
 import { logLine, replayLog } from './data-log.js'
 
 /**
@@ -70,7 +58,10 @@ export class DataFileError extends Error {
 function reasonOf(error: unknown): string {
   const { code, message } = error as NodeJS.ErrnoException
   const text = String(message ?? error).split('\n')[0]!
-  const detail = text.replace(/^[A-Z]+: /, '').replace(/, \w+( '.*')?$/, '')
+  const bare = text.replace(/^[A-Z]+: /, '')
+  // `…, open '/the/file'`: what follows the first `, <syscall>` at the end or before a quote.
+  const syscall = /, \w+(?: '|$)/.exec(bare)
+  const detail = syscall ? bare.slice(0, syscall.index) : bare
   return code ? `${code}: ${detail}` : detail
 }
 
@@ -750,10 +741,7 @@ export class DataFile implements Persistence {
   }
 
   #tempPath(): string {
-    return join(
-      dirname(this.#target),
-      `.${basename(this.#target)}.${randomBytes(6).toString('hex')}.tmp`,
-    )
+    return tempPathBeside(this.#target)
   }
 
   /**
@@ -969,52 +957,11 @@ function same(a: Known, b: Known): boolean {
   return a.size === b.size && a.mtimeMs === b.mtimeMs && a.ino === b.ino
 }
 
-/** fsync of the folder, so the rename itself survives a power cut. */
-export async function syncFolder(folder: string): Promise<void> {
-  const handle = await open(folder, 'r').catch(() => null)
-  if (!handle) return
-  try {
-    await handle.sync()
-  } catch {
-    // Some file systems cannot fsync a folder; the rename is still atomic.
-  } finally {
-    await handle.close()
-  }
-}
-
 function alive(pid: number): boolean {
   try {
     process.kill(pid, 0)
     return true
   } catch (error) {
     return (error as NodeJS.ErrnoException).code === 'EPERM'
-  }
-}
-
-/**
- * The real file behind a chain of symlinks, also when it does not exist yet (a link to a file
- * to be made): what is written there keeps the links. Throws what reading the path throws,
- * other than its not existing.
- */
-export async function realTarget(path: string): Promise<string> {
-  let current = resolve(path)
-  for (let hops = 0; hops < 40; hops++) {
-    try {
-      return await realpath(current)
-    } catch (error) {
-      if ((error as NodeJS.ErrnoException).code !== 'ENOENT') throw error
-    }
-    // A missing file, or a link to one: follow the link by hand, then the folder is real.
-    try {
-      if (!(await lstat(current)).isSymbolicLink()) break
-      current = resolve(dirname(current), await readlink(current))
-    } catch {
-      break
-    }
-  }
-  try {
-    return join(await realpath(dirname(current)), basename(current))
-  } catch {
-    return current
   }
 }

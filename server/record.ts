@@ -1,7 +1,14 @@
 import { constants } from 'node:fs'
-import { access, open, readFile, rename, rm } from 'node:fs/promises'
-import { basename, dirname, join } from 'node:path'
+import { access, readFile } from 'node:fs/promises'
+import { dirname } from 'node:path'
+import { clip } from '../contract/params.js'
 import { headerNameProblem, headerValueProblem, SERVER_OWNED_HEADERS } from '../contract/headers.js'
+import {
+  isSecretHeader,
+  isSecretParam,
+  redactJsonText,
+  redactJsonValue,
+} from '../contract/secrets.js'
 import type { OverrideInput } from '../state/overrides.js'
 import {
   MAX_CONDITIONS,
@@ -9,7 +16,7 @@ import {
   overrideFootprint,
   parseOverride,
 } from '../state/overrides.js'
-import { realTarget, syncFolder } from './persistence.js'
+import { realTarget, writeAtomic } from './atomic-file.js'
 import type { Exchange } from './proxy.js'
 
 /**
@@ -37,14 +44,11 @@ const DROPPED_HEADERS: ReadonlySet<string> = new Set([
   'report-to',
   'vary',
 ])
-/** Names that carry credentials, in headers and query parameters. */
-const SECRET =
-  /auth|token|secret|password|passwd|session|cookie|csrf|xsrf|signature|api[-_]?key|^key$/i
 
 /** Whether a response header is worth replaying. */
 function keptHeader(name: string, value: string): boolean {
   if (DROPPED_HEADERS.has(name) || name.startsWith('access-control-')) return false
-  if (name !== 'www-authenticate' && SECRET.test(name)) return false
+  if (isSecretHeader(name)) return false
   return headerNameProblem(name) === null && headerValueProblem(value) === null
 }
 
@@ -61,6 +65,11 @@ export class Recorder {
   #entries: OverrideInput[]
   /** Each entry's bytes as `--overrides-bytes` counts them, by index. */
   #sizes: number[]
+  /**
+   * Each entry as the file shows it (pretty JSON, indented as an item of the file's list), made
+   * once: a rewrite joins them, instead of serializing the whole recording again per exchange.
+   */
+  #texts: string[]
   #bytes = 0
   #keys = new Map<string, number>()
   #writing: Promise<void> = Promise.resolve()
@@ -75,6 +84,7 @@ export class Recorder {
   ) {
     this.#entries = entries
     this.#sizes = entries.map((entry) => overrideFootprint(entry))
+    this.#texts = entries.map(itemText)
     for (const size of this.#sizes) this.#bytes += size
     for (const [index, entry] of entries.entries()) this.#keys.set(keyOf(entry), index)
   }
@@ -139,7 +149,7 @@ export class Recorder {
   ): void {
     const made = overrideOf(method, path, query, secretsOf(requestHeaders, query), answer)
     if (typeof made === 'string') {
-      this.warn(`shop-sandbox: ${method} ${path} is not recorded: ${made}`)
+      this.warn(`shop-sandbox: ${method} ${clip(path, 200)} is not recorded: ${clip(made, 300)}`)
       return
     }
     const entry = made
@@ -160,10 +170,12 @@ export class Recorder {
     if (index !== undefined) {
       this.#entries[index] = entry
       this.#sizes[index] = size
+      this.#texts[index] = itemText(entry)
     } else {
       this.#keys.set(key, this.#entries.length)
       this.#entries.push(entry)
       this.#sizes.push(size)
+      this.#texts.push(itemText(entry))
     }
     this.#schedule()
   }
@@ -175,9 +187,10 @@ export class Recorder {
       this.#dirty = false
       try {
         // Written where a symlink points, so the link stays a link.
+        const texts = replayOrder(this.#entries).map((index) => this.#texts[index]!)
         await writeAtomic(
           await realTarget(this.file),
-          `${JSON.stringify(replayOrder(this.#entries), null, 2)}\n`,
+          texts.length === 0 ? '[]\n' : `[\n${texts.join(',\n')}\n]\n`,
         )
       } catch (error) {
         this.warn(
@@ -200,15 +213,20 @@ function keyOf(entry: OverrideInput): string {
 }
 
 /**
- * The entries in the order a replay needs: an override's query matches as a subset and the
+ * The entries' indexes in the order a replay needs: an override's query matches as a subset and the
  * newest (the last loaded) wins, so one with fewer parameters (`/search`) must come before one
  * with more (`/search?keyword=a`), or it would answer for it too. Otherwise as recorded.
  */
-function replayOrder(entries: readonly OverrideInput[]): OverrideInput[] {
+function replayOrder(entries: readonly OverrideInput[]): number[] {
   return entries
-    .map((entry, index) => ({ entry, index, size: Object.keys(entry.query ?? {}).length }))
+    .map((entry, index) => ({ index, size: Object.keys(entry.query ?? {}).length }))
     .sort((a, b) => a.size - b.size || a.index - b.index)
-    .map(({ entry }) => entry)
+    .map(({ index }) => index)
+}
+
+/** An entry as an item of the file's list: what `JSON.stringify(list, null, 2)` writes for it. */
+function itemText(entry: OverrideInput): string {
+  return `  ${JSON.stringify(entry, null, 2).replaceAll('\n', '\n  ')}`
 }
 
 /**
@@ -216,20 +234,24 @@ function replayOrder(entries: readonly OverrideInput[]): OverrideInput[] {
  * query values): an answer that echoes one (a debug endpoint, a session payload) is recorded
  * with `***` in its place.
  */
+/** Credentials of one request looked for in its answer, at most. */
+const MAX_SECRETS = 16
+
 function secretsOf(
   headers: Readonly<Record<string, string>>,
   query: URLSearchParams,
 ): readonly string[] {
   const secrets: string[] = []
   for (const [name, value] of Object.entries(headers)) {
-    if (name === 'www-authenticate' || !SECRET.test(name)) continue
+    if (!isSecretHeader(name)) continue
     secrets.push(value, ...value.split(/[\s;,=]+/))
   }
-  for (const [name, value] of query) if (SECRET.test(name)) secrets.push(value)
-  // Longest first, and never a short fragment (a scheme word, a cookie's name).
-  return [...new Set(secrets.filter((secret) => secret.length >= 6))].sort(
-    (a, b) => b.length - a.length,
-  )
+  for (const [name, value] of query) if (isSecretParam(name)) secrets.push(value)
+  // Longest first, and never a short fragment (a scheme word, a cookie's name); a bounded
+  // number, so blanking them stays linear in the body whatever the request carried.
+  return [...new Set(secrets.filter((secret) => secret.length >= 6))]
+    .sort((a, b) => b.length - a.length)
+    .slice(0, MAX_SECRETS)
 }
 
 /**
@@ -258,7 +280,7 @@ function overrideOf(
     headerBytes += bytes
   }
   const matched: Record<string, string> = {}
-  for (const [name, value] of query) if (!SECRET.test(name)) matched[name] = value
+  for (const [name, value] of query) if (!isSecretParam(name)) matched[name] = value
   const response: Record<string, unknown> = { status: answer.status }
   if (Object.keys(headers).length > 0) response.headers = headers
   if (answer.body.byteLength > 0 && answer.status !== 204 && answer.status !== 304) {
@@ -273,8 +295,9 @@ function overrideOf(
     } catch {
       json = undefined
     }
-    if (json !== undefined) response.body = json
-    else response.text = text
+    // Secret fields (`token`, `password`) never reach the file, as the journal never shows them.
+    if (json !== undefined) response.body = redactJsonValue(json)
+    else response.text = redactJsonText(text)
   } else if (answer.status !== 204 && answer.status !== 304)
     // No body (a redirect, an empty 200): an empty one replayed, not an envelope made up.
     response.text = ''
@@ -290,23 +313,4 @@ function overrideOf(
     return (error as Error).message
   }
   return entry
-}
-
-/** Writes a file whole or not at all: a temp file beside it, fsynced, renamed over it. */
-async function writeAtomic(file: string, text: string): Promise<void> {
-  const temp = join(dirname(file), `.${basename(file)}.${process.pid}.tmp`)
-  try {
-    const handle = await open(temp, 'w', 0o644)
-    try {
-      await handle.writeFile(text, 'utf8')
-      await handle.sync()
-    } finally {
-      await handle.close()
-    }
-    await rename(temp, file)
-  } catch (error) {
-    await rm(temp, { force: true }).catch(() => undefined)
-    throw error
-  }
-  await syncFolder(dirname(file))
 }

@@ -1,4 +1,12 @@
 import { successText } from '../contract/envelope.js'
+import {
+  CREDENTIAL_HEADERS,
+  isSecretParam,
+  isSecretHeader,
+  maybeSecret,
+  REDACTED,
+  redactJsonText,
+} from '../contract/secrets.js'
 import type { ApiResponse } from '../contract/exchange.js'
 import type { NearMiss } from './overrides.js'
 import { pathMatcher } from './overrides.js'
@@ -176,12 +184,10 @@ export class Journal {
     let bodyText: string | undefined
     let cutFrom: number | undefined
     if (record.body !== undefined && bodyBytes > 0) {
-      // The text as sent when no field in it can be a secret (no such word, no escape that could
-      // spell one): one serialization fewer per write; otherwise the parsed body, redacted.
-      const text =
-        record.bodyText !== undefined && !MAYBE_SECRET.test(record.bodyText)
-          ? record.bodyText
-          : (JSON.stringify(record.body, redactSecrets) ?? 'null')
+      // The text as sent, its secrets' values replaced (one linear scan, and none at all when
+      // no field in it can be a secret: no such word, no escape that could spell one).
+      const sent = record.bodyText ?? jsonText(record.body)
+      const text = sent === undefined ? 'null' : maybeSecret(sent) ? redactJsonText(sent) : sent
       if (text.length > bodyBytes) {
         bodyText = cut(text, bodyBytes)
         cutFrom = text.length
@@ -386,11 +392,6 @@ function format(record: Kept, bodyBytes: number): JournalEntry {
   }
 }
 
-/** Headers whose values the journal shows only by their scheme (`Bearer ***`). */
-const CREDENTIAL_HEADERS = new Set(['authorization', 'proxy-authorization'])
-/** Headers whose values the journal never shows. */
-const SECRET_HEADERS = new Set(['cookie', 'set-cookie'])
-
 /** Headers as the journal shows them: lower-case names, lists joined, secrets redacted. */
 export function redactedHeaders(headers: HeaderRecord | undefined): Record<string, string> {
   const shown: Record<string, string> = {}
@@ -404,9 +405,9 @@ export function redactedHeaders(headers: HeaderRecord | undefined): Record<strin
     const name = rawName.toLowerCase()
     const value = Array.isArray(rawValue) ? rawValue.join(', ') : String(rawValue)
     if (CREDENTIAL_HEADERS.has(name)) {
-      const scheme = /^([!#$%&'*+.^_`|~0-9A-Za-z-]+) /.exec(value)?.[1]
+      const scheme = /^([!#$%&'*+.^_`|~0-9A-Za-z-]{1,64}) /.exec(value)?.[1]
       shown[name] = scheme ? `${scheme} ***` : '***'
-    } else shown[name] = SECRET_HEADERS.has(name) ? '***' : value
+    } else shown[name] = isSecretHeader(name) ? '***' : value
   }
   return shown
 }
@@ -429,35 +430,20 @@ function headerBytes(headers: HeaderRecord | undefined): number {
   return length
 }
 
-/** The words that make a field secret: its value is never shown. */
-const SECRET_WORDS = 'pass(?:word)?|secret|token'
-
-/** Fields whose values the journal never shows. */
-const SECRET_FIELD = new RegExp(SECRET_WORDS, 'i')
-
-/** A JSON text in which a secret field might be: its name anywhere, or any escape (`\\u0070ass`). */
-const MAYBE_SECRET = new RegExp(`${SECRET_WORDS}|\\\\`, 'i')
-
-/** String values of secret fields in a JSON text (a session's `token`, …), found without parsing. */
-const SECRET_VALUE = new RegExp(
-  `("[^"\\\\]*(?:${SECRET_WORDS})[^"\\\\]*"\\s*:\\s*)"(?:[^"\\\\]|\\\\.)*"`,
-  'gi',
-)
-
-/** A JSON text with every password, secret or token field's string value replaced. */
-export function redactJsonText(text: string): string {
-  return text.replace(SECRET_VALUE, '$1"[redacted]"')
+/** A value's JSON text, or undefined when it has none (or nests too deep to write). */
+function jsonText(value: unknown): string | undefined {
+  try {
+    return JSON.stringify(value)
+  } catch {
+    return undefined
+  }
 }
 
-/** `JSON.stringify` replacer hiding every password, secret or token field (no copy of the body). */
-export function redactSecrets(key: string, value: unknown): unknown {
-  return key !== '' && SECRET_FIELD.test(key) ? '[redacted]' : value
-}
-
-/** The query string as an object; repeated parameters become arrays. */
+/** The query string as an object; repeated parameters become arrays, secret ones redacted (`?token=`). */
 export function queryObject(params: URLSearchParams): Record<string, string | string[]> {
   const query: Record<string, string | string[]> = Object.create(null)
-  for (const [key, value] of params) {
+  for (const [key, sent] of params) {
+    const value = isSecretParam(key) ? REDACTED : sent
     const previous = query[key]
     query[key] =
       previous === undefined
