@@ -200,24 +200,41 @@ export function sortKey(value: unknown): SortKey {
   return typeof value === 'number' ? value : String(value).toLowerCase()
 }
 
-/** The first `k` entries in order, without sorting everything. */
+/**
+ * The first `k` entries in order, without sorting everything: a max-heap of the best `k` seen
+ * (O(n log k) whatever the input's order; `compare` is a total order, ties broken by id).
+ */
 function topK<T>(
   entries: readonly Keyed<T>[],
   k: number,
   compare: (a: Keyed<T>, b: Keyed<T>) => number,
 ): T[] {
-  const best: Keyed<T>[] = []
+  const heap: Keyed<T>[] = []
   for (const entry of entries) {
-    if (best.length === k && compare(entry, best[k - 1]!) >= 0) continue
-    let low = 0
-    let high = best.length
-    while (low < high) {
-      const middle = (low + high) >>> 1
-      if (compare(best[middle]!, entry) <= 0) low = middle + 1
-      else high = middle
+    if (heap.length < k) {
+      // Sift up: the worst of the best at the root.
+      let at = heap.push(entry) - 1
+      while (at > 0) {
+        const parent = (at - 1) >>> 1
+        if (compare(heap[parent]!, heap[at]!) >= 0) break
+        ;[heap[parent], heap[at]] = [heap[at]!, heap[parent]!]
+        at = parent
+      }
+    } else if (k > 0 && compare(entry, heap[0]!) < 0) {
+      // Better than the worst kept: it takes the root's place, sifted down.
+      heap[0] = entry
+      let at = 0
+      for (;;) {
+        const left = 2 * at + 1
+        const right = left + 1
+        let largest = at
+        if (left < k && compare(heap[left]!, heap[largest]!) > 0) largest = left
+        if (right < k && compare(heap[right]!, heap[largest]!) > 0) largest = right
+        if (largest === at) break
+        ;[heap[largest], heap[at]] = [heap[at]!, heap[largest]!]
+        at = largest
+      }
     }
-    best.splice(low, 0, entry)
-    if (best.length > k) best.pop()
   }
-  return best.map((entry) => entry.record)
+  return heap.sort(compare).map((entry) => entry.record)
 }

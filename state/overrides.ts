@@ -326,8 +326,11 @@ function pathProblem(path: string): string | null {
   return null
 }
 
-/** Characters the URL parser percent-encodes in a path (WHATWG URL's path set, braces aside). */
-const PATH_ENCODED = /[\u0000-\u0020"#<>?`\u007f-\uffff]/g
+/** Runs of characters the URL parser percent-encodes in a path (WHATWG URL's path set, braces aside). */
+const PATH_ENCODED = /[\u0000-\u0020"#<>?`\u007f-\uffff]+/g
+
+/** A lone surrogate (half of a pair): the URL parser reads it as U+FFFD. */
+const LONE_SURROGATE = /[\ud800-\udbff](?![\udc00-\udfff])|(?<![\ud800-\udbff])[\udc00-\udfff]/g
 
 /**
  * A path segment as the router sees it in a request's URL: characters the URL parser would
@@ -337,7 +340,7 @@ const PATH_ENCODED = /[\u0000-\u0020"#<>?`\u007f-\uffff]/g
 function canonicalSegment(segment: string): string {
   return segment
     .replace(/%[0-9a-f]{2}/gi, (escape) => escape.toUpperCase())
-    .replace(PATH_ENCODED, (char) => encodeURIComponent(char))
+    .replace(PATH_ENCODED, (run) => encodeURIComponent(run.replace(LONE_SURROGATE, '\ufffd')))
 }
 
 /**
@@ -356,14 +359,14 @@ export function pathSegments(path: string): string[] | null {
 }
 
 /**
- * A path template or concrete path as a matcher of request paths, segment by segment:
- * `{name}` matches any one segment, a trailing slash and percent-encoding are ignored.
+ * A path template or concrete path as a matcher of a request path's segments (as
+ * {@link pathSegments} splits them): `{name}` matches any one segment, a trailing slash and
+ * percent-encoding are ignored.
  */
-export function pathMatcher(path: string): (candidate: string) => boolean {
+export function segmentMatcher(path: string): (segments: readonly string[] | null) => boolean {
   const template = pathSegments(path) ?? []
   const pattern = template.map((part) => (/^\{\w+\}$/.test(part) ? null : part))
-  return (candidate) => {
-    const segments = pathSegments(candidate)
+  return (segments) => {
     if (segments === null || segments.length !== pattern.length) return false
     for (let index = 0; index < pattern.length; index++) {
       const literal = pattern[index]
@@ -371,6 +374,12 @@ export function pathMatcher(path: string): (candidate: string) => boolean {
     }
     return true
   }
+}
+
+/** {@link segmentMatcher} for one path at a time (the journal's filter). */
+export function pathMatcher(path: string): (candidate: string) => boolean {
+  const matches = segmentMatcher(path)
+  return (candidate) => matches(pathSegments(candidate))
 }
 
 /** The parts of a request an override can match. */
@@ -385,6 +394,30 @@ export interface MatchRequest {
    * or it is not JSON.
    */
   body?: unknown
+  /** The path's segments, split once for every override it is matched against. */
+  segments?: readonly string[] | null
+  /** The query's values by name, read once for every condition. */
+  queryValues?: ReadonlyMap<string, ReadonlySet<string>>
+}
+
+/** A request's path segments, split on first use. */
+function segmentsOf(request: MatchRequest): readonly string[] | null {
+  if (request.segments === undefined) request.segments = pathSegments(request.path)
+  return request.segments
+}
+
+/** A request's query values by name, read on first use. */
+function queryValuesOf(request: MatchRequest): ReadonlyMap<string, ReadonlySet<string>> {
+  if (request.queryValues === undefined) {
+    const values = new Map<string, Set<string>>()
+    for (const [name, value] of request.url.searchParams) {
+      const set = values.get(name)
+      if (set) set.add(value)
+      else values.set(name, new Set([value]))
+    }
+    request.queryValues = values
+  }
+  return request.queryValues
 }
 
 /** A request without a JSON body, as far as body conditions go. */
@@ -401,7 +434,7 @@ export interface NearMiss {
 }
 
 interface Stored extends Override {
-  matches: (path: string) => boolean
+  matches: (segments: readonly string[] | null) => boolean
   /** The header conditions with lower-case names. */
   headerConditions?: Array<[string, string]>
   /** Estimated bytes it holds. */
@@ -477,7 +510,7 @@ export class Overrides {
       ...(input.responses
         ? { responses: input.responses, next: 0 }
         : { response: input.response! }),
-      matches: pathMatcher(input.path),
+      matches: segmentMatcher(input.path),
       ...(input.headers
         ? {
             headerConditions: Object.entries(input.headers).map(
@@ -512,8 +545,9 @@ export class Overrides {
    */
   methodsAt(path: string): string {
     const methods = new Set<string>()
+    const segments = pathSegments(path)
     for (const stored of this.#list) {
-      if (!stored.matches(path)) continue
+      if (!stored.matches(segments)) continue
       if (!stored.method) return overrideMethods.join(', ')
       methods.add(stored.method)
     }
@@ -613,13 +647,11 @@ function conditions(
 ): Check[] {
   const checks: Check[] = [
     () => (methodMatches(stored.method, request.method, methods) ? null : 'method'),
-    () => (stored.matches(request.path) ? null : 'path'),
+    () => (stored.matches(segmentsOf(request)) ? null : 'path'),
   ]
   if (stored.query) {
     for (const [name, value] of Object.entries(stored.query))
-      checks.push(() =>
-        request.url.searchParams.getAll(name).includes(value) ? null : `query.${name}`,
-      )
+      checks.push(() => (queryValuesOf(request).get(name)?.has(value) ? null : `query.${name}`))
   }
   if (stored.headerConditions) {
     for (const [name, value] of stored.headerConditions)
@@ -642,7 +674,7 @@ function firstFailure(
   methods: ReadonlySet<string> | null,
 ): string | null | typeof NEEDS_BODY {
   if (!methodMatches(stored.method, request.method, methods)) return 'method'
-  if (!stored.matches(request.path)) return 'path'
+  if (!stored.matches(segmentsOf(request))) return 'path'
   for (const check of conditions(stored, request, methods).slice(2)) {
     const failed = check()
     if (failed !== null) return failed
@@ -685,15 +717,24 @@ function isPlainObject(value: unknown): value is Record<string, unknown> {
   return typeof value === 'object' && value !== null && !Array.isArray(value)
 }
 
+/** Keys of a request body's objects, counted once (a body is compared with every override). */
+const keyCounts = new WeakMap<object, number>()
+function keyCount(value: object): number {
+  let count = keyCounts.get(value)
+  if (count === undefined) keyCounts.set(value, (count = Object.keys(value).length))
+  return count
+}
+
 function jsonEqual(a: unknown, b: unknown): boolean {
   if (a === b) return true
   if (Array.isArray(a) && Array.isArray(b))
     return a.length === b.length && a.every((item, index) => jsonEqual(item, b[index]))
   if (isPlainObject(a) && isPlainObject(b)) {
-    const keys = Object.keys(a)
+    // `b` is the override's (small); `a` the request's, its keys counted once for all overrides.
+    const keys = Object.keys(b)
     return (
-      keys.length === Object.keys(b).length &&
-      keys.every((key) => Object.hasOwn(b, key) && jsonEqual(a[key], b[key]))
+      keyCount(a) === keys.length &&
+      keys.every((key) => Object.hasOwn(a, key) && jsonEqual(a[key], b[key]))
     )
   }
   return false

@@ -6,7 +6,7 @@ import type { SandboxInstance } from '../../state/instance.js'
 import type { PipelineHost } from '../pipeline.js'
 import type { MatchRequest } from '../../state/overrides.js'
 import { NEEDS_BODY, NO_JSON, overrideAnswer } from '../../state/overrides.js'
-import { BODY_LIMIT, readJsonBody } from '../body.js'
+import { BODY_LIMIT, jsonDepthExceeds, MAX_JSON_DEPTH, readJsonBody } from '../body.js'
 import { noRoute } from './errors.js'
 import { sleep } from './faults.js'
 import type { Seen } from './seen.js'
@@ -32,8 +32,12 @@ async function jsonForMatching(request: ApiRequest, seen: Seen): Promise<unknown
   }
   if (typeof bytes === 'string' || bytes.byteLength === 0) return NO_JSON
   try {
-    const value: unknown = JSON.parse(new TextDecoder('utf-8', { fatal: true }).decode(bytes))
+    const text = new TextDecoder('utf-8', { fatal: true }).decode(bytes)
+    // Nested past the bound, it is no JSON to match (the operation answers it 400 / 40004).
+    if (jsonDepthExceeds(text, MAX_JSON_DEPTH)) return NO_JSON
+    const value: unknown = JSON.parse(text)
     seen.body = value
+    seen.bodyText = text
     return value
   } catch {
     return NO_JSON
