@@ -19,6 +19,8 @@ export function cors(
   req: IncomingMessage,
   allows: OriginPolicy,
   headers: Record<string, string>,
+  /** Whether the request's Host names the server by a name it was given (not `--allowed-hosts all`). */
+  named: (host: string) => boolean,
 ): 'preflight' | 'refused' | 'next' {
   const origin = req.headers.origin
   const preflight = req.method === 'OPTIONS' && !!req.headers['access-control-request-method']
@@ -27,9 +29,12 @@ export function cors(
     if (!preflight) return 'next'
     headers['access-control-allow-origin'] = '*'
   } else {
-    // A page the sandbox served itself (the console at a host --allowed-hosts admits) is
-    // same-origin: the Host check already vouched for that name.
-    if (!allows(origin) && !sameOrigin(origin, req.headers.host)) return 'refused'
+    // A page the sandbox served itself (the console at a host --allowed-hosts names) is
+    // same-origin: that name was given one by one. `--allowed-hosts all` vouches for no name (a
+    // DNS-rebinding page is same-origin with any Host it likes).
+    const host = req.headers.host
+    if (!allows(origin) && !(host !== undefined && named(host) && sameOrigin(origin, host)))
+      return 'refused'
     headers['access-control-allow-origin'] = origin
     headers['access-control-allow-credentials'] = 'true'
   }

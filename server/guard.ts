@@ -1,5 +1,6 @@
 import { isIP } from 'node:net'
 import { ApiError } from '../contract/api-error.js'
+import { clip, trimSlashes } from '../contract/params.js'
 
 /**
  * CONTRACT C3: who may talk to a sandbox left running. The `Host` check stops DNS rebinding
@@ -39,38 +40,51 @@ function hostnameOf(host: string): string {
 }
 
 /**
- * The Host check: a function answering null when the `Host` header is allowed, or the 403 to
- * send. Bound to a wildcard address (`0.0.0.0`), IP literals are allowed too: they are the
- * machine's own addresses, and rebinding needs a name.
+ * Whether a `Host` names this server by a name it was given: loopback, the bound address, or
+ * a host listed one by one in `allowed`. Bound to a wildcard address (`0.0.0.0`), IP literals
+ * count too: they are the machine's own addresses, and rebinding needs a name. `all` lists no
+ * name: it turns the Host check off, never vouches for a name.
+ */
+export function namedHost(allowed: AllowedHosts, boundHost: string): (host: string) => boolean {
+  const extra = new Set(allowed === 'all' ? [] : allowed.map((name) => hostnameOf(name)))
+  const bound = hostnameOf(
+    boundHost.includes(':') && !boundHost.startsWith('[') ? `[${boundHost}]` : boundHost,
+  )
+  const anyAddress = wildcardAddresses.has(bound) || wildcardAddresses.has(boundHost)
+  return (host) => {
+    const name = hostnameOf(host)
+    const bare = name.startsWith('[') ? name.slice(1, -1) : name
+    return isLoopback(bare) || name === bound || extra.has(name) || (anyAddress && isIP(bare) !== 0)
+  }
+}
+
+/**
+ * The Host check: a function answering null when the `Host` header is allowed (a
+ * {@link namedHost}, or any with `all`), or the 403 to send.
  */
 export function hostGuard(
   allowed: AllowedHosts,
   boundHost: string,
 ): (host: string | undefined) => ApiError | null {
   if (allowed === 'all') return () => null
-  const extra = new Set(allowed.map((name) => hostnameOf(name)))
-  const bound = hostnameOf(
-    boundHost.includes(':') && !boundHost.startsWith('[') ? `[${boundHost}]` : boundHost,
-  )
-  const anyAddress = wildcardAddresses.has(bound) || wildcardAddresses.has(boundHost)
+  const named = namedHost(allowed, boundHost)
   // Host headers allowed lately: a client sends the same one on every request. Bounded, so
   // hostile headers cannot grow it.
   const passed = new Set<string>()
   return (host) => {
     if (host === undefined || passed.has(host)) return null
-    const name = hostnameOf(host)
-    const bare = name.startsWith('[') ? name.slice(1, -1) : name
-    if (isLoopback(bare) || name === bound || extra.has(name) || (anyAddress && isIP(bare) !== 0)) {
+    if (named(host)) {
       if (passed.size >= PASSED_HOSTS) passed.clear()
       passed.add(host)
       return null
     }
+    const name = hostnameOf(host)
     // A Host that names no host at all (empty, `localhost:80:81`) gets no advice to allow it.
     return ApiError.of(
       'permissionDenied',
       /^(?:\[[0-9a-f:.]+\]|[a-z0-9_.-]+)$/i.test(name)
-        ? `host '${host.slice(0, 200)}' is not allowed: start the sandbox with --allowed-hosts ${name.slice(0, 200)} (or --allowed-hosts all)`
-        : `host '${host.slice(0, 200)}' is not a host name`,
+        ? `host '${clip(host, 200)}' is not allowed: start the sandbox with --allowed-hosts ${clip(name, 200)} (or --allowed-hosts all)`
+        : `host '${clip(host, 200)}' is not a host name`,
     )
   }
 }
@@ -89,7 +103,7 @@ export function isLoopbackOrigin(origin: string): boolean {
 /** Loopback origins, plus the listed ones; `*` in the list allows any. */
 export function originPolicy(origins: readonly string[] = []): OriginPolicy {
   if (origins.includes(ANY_ORIGIN)) return () => true
-  const allowed = new Set(origins.map((origin) => origin.replace(/\/+$/, '').toLowerCase()))
+  const allowed = new Set(origins.map((origin) => trimSlashes(origin).toLowerCase()))
   return (origin) => isLoopbackOrigin(origin) || allowed.has(origin.toLowerCase())
 }
 

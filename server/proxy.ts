@@ -91,14 +91,18 @@ function namedByConnection(value: string | readonly string[] | undefined): strin
     .map((name) => name.trim())
 }
 
-/** The request's headers for the target: hop-by-hop and the sandbox's own left out. */
+/**
+ * The request's headers for the target: hop-by-hop and the sandbox's own left out. Its
+ * `Content-Encoding` goes with it: the body is forwarded as it came (gzip stays gzip).
+ */
 function forwardedHeaders(request: ApiRequest): Record<string, string> {
   const headers: Record<string, string> = {}
   const given = request.headers?.() ?? {}
   const connection = namedByConnection(given.connection)
   for (const [name, value] of Object.entries(given)) {
     const lower = name.toLowerCase()
-    if (value === undefined || HOP_BY_HOP.has(lower) || connection.includes(lower)) continue
+    if (value === undefined || connection.includes(lower)) continue
+    if (HOP_BY_HOP.has(lower) && lower !== 'content-encoding') continue
     if (SANDBOX_HEADERS.test(lower)) continue
     headers[lower] = Array.isArray(value) ? value.join(', ') : String(value)
   }
@@ -274,13 +278,17 @@ function relayed(answer: Exchange, target: string): ApiResponse {
   const connection = namedByConnection(answer.headers.connection)
   for (const [name, value] of Object.entries(answer.headers)) {
     if (value === undefined || HOP_BY_HOP.has(name) || connection.includes(name)) continue
+    // CORS is the sandbox's own (CONTRACT C3): the target's would open the answer to its origins.
+    if (name.startsWith('access-control-')) continue
     // Node gives Set-Cookie as a list (joined, it would be one broken cookie): each is relayed.
     if (name === 'set-cookie') {
       setCookies = Array.isArray(value) ? value : [String(value)]
       if (setCookies.some(pastAscii)) latin1 = true
       continue
     }
-    const text = Array.isArray(value) ? value.join(', ') : value
+    const joined = Array.isArray(value) ? value.join(', ') : value
+    // The sandbox's answers vary by Origin (CORS): the target's Vary keeps that.
+    const text = name === 'vary' && !/\borigin\b/i.test(joined) ? `${joined}, Origin` : joined
     headers[name] = text
     if (pastAscii(text)) latin1 = true
   }

@@ -19,7 +19,7 @@ import { optionTable, validScope } from '../sandbox/option-table.js'
 import type { SandboxOptions } from '../sandbox/options.js'
 import { cors } from './cors.js'
 import type { AllowedHosts } from './guard.js'
-import { hostGuard, originPolicy, originRefused } from './guard.js'
+import { hostGuard, namedHost, originPolicy, originRefused } from './guard.js'
 import { consolePage } from './console-page.js'
 import { docsPage } from './docs-page.js'
 import { landingPage } from './landing-page.js'
@@ -162,6 +162,7 @@ export async function createApiSandboxServer(
     bodies,
     origins: originPolicy(corsOrigin),
     hosts: hostGuard(allowedHosts, host),
+    named: namedHost(allowedHosts, host),
     log: log ? requestLog(log) : undefined,
     msw:
       transport === 'msw'
@@ -253,6 +254,8 @@ interface ListenerOptions {
   bodies: BodyBudget
   origins: ReturnType<typeof originPolicy>
   hosts: ReturnType<typeof hostGuard>
+  /** Whether a Host names the server by a name it was given (the console's own origin). */
+  named: (host: string) => boolean
   log: ReturnType<typeof requestLog> | undefined
   /** The `msw` transport's frame, or null for the lean path. */
   msw: Frame | null
@@ -329,7 +332,7 @@ function requestListener(sandbox: Sandbox, options: ListenerOptions) {
       options.hosts(req.headers.host) ??
       ((req.url ?? '/').startsWith('/') ? null : options.hosts(url.host))
     if (refusal) return refuse(req, res, refusal, frame)
-    const outcome = cors(req, options.origins, frame)
+    const outcome = cors(req, options.origins, frame, options.named)
     if (outcome === 'preflight') {
       res.writeHead(204, { ...frame, 'content-length': '0' })
       res.end()
