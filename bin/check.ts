@@ -1,4 +1,4 @@
-import { checkDrift, reportLines } from '../check/drift.js'
+import { checkDrift, reportJson, reportLines } from '../check/drift.js'
 import type { ApiDefinition } from '../resources/api.js'
 import type { AnyResourceDefinition } from '../resources/define.js'
 import { createApiSandbox } from '../sandbox/create-sandbox.js'
@@ -49,7 +49,7 @@ export async function check(command: CheckCommand): Promise<void> {
     writes: command.writes,
     timeoutMs: timeout.data,
   })
-  if (command.json) console.log(JSON.stringify(report, null, 2))
+  if (command.json) console.log(reportJson(report))
   else
     for (const line of reportLines(report)) (report.reachable ? console.log : console.error)(line)
   process.exitCode = !report.reachable

@@ -77,7 +77,7 @@ export function parser(name: string, spec: OptionSpec): (raw: unknown) => unknow
       }
       case 'number': {
         const [min, max] = boundsOf(schema)
-        const value = /^-?(?:\d+\.?\d*|\.\d+)$/.test(text) ? Number(text) : Number.NaN
+        const value = /^-?(?:\d+(?:\.\d*)?|\.\d+)$/.test(text) ? Number(text) : Number.NaN
         if (!schema.safeParse(value).success)
           throw new Error(`${flag} must be a number from ${min} to ${max}, got '${text}'`)
         return value

@@ -3,6 +3,7 @@ import type { Catalog, Resource } from '../resources/catalog.js'
 import type { Row } from '../resources/define.js'
 import { sortKey } from '../resources/list.js'
 import { isAdmin } from '../http/auth.js'
+import { jsonDepthExceeds, MAX_JSON_DEPTH, openersExceed } from '../http/body.js'
 import { apiRoutes } from '../http/routes.js'
 import type { Sandbox } from '../sandbox/create-sandbox.js'
 import { defaultLimits } from '../state/limits.js'
@@ -50,7 +51,7 @@ export interface CheckReport {
   summary: { probes: number; ok: number; drift: number }
 }
 
-interface Reply {
+export interface Reply {
   status: number
   headers: Headers
   // eslint-disable-next-line @typescript-eslint/no-explicit-any -- envelopes of any resource
@@ -488,8 +489,11 @@ function variants(value: string, stamp: string): string[] {
 
 /** Bytes of a target's answer read (decoded); the rest is not read (a gzip bomb, an endless body). */
 const ANSWER_LIMIT = defaultLimits.maxDocumentBytes
+/** Objects and arrays of a target's answer parsed at most: a page of 100 records holds a few thousand. */
+const ANSWER_VALUES = 100_000
 
-async function read(response: Response, limit = Number.POSITIVE_INFINITY): Promise<Reply> {
+/** A target's answer, read within `limit` bytes and parsed when its shape allows (see below). */
+export async function read(response: Response, limit = Number.POSITIVE_INFINITY): Promise<Reply> {
   let text = ''
   if (response.body) {
     const decoder = new TextDecoder()
@@ -512,6 +516,21 @@ async function read(response: Response, limit = Number.POSITIVE_INFINITY): Promi
     }
     text += decoder.decode()
   }
+  // Nested past what the contract takes in a request (C3), or more objects and arrays than any
+  // page of records holds: not parsed (the parse, and every walk of the value after it, would
+  // cost the check far more than it cost the target to send).
+  const shape = openersExceed(text, ANSWER_VALUES)
+    ? `more than ${ANSWER_VALUES} objects and arrays`
+    : jsonDepthExceeds(text, MAX_JSON_DEPTH)
+      ? `nested deeper than ${MAX_JSON_DEPTH} levels`
+      : null
+  if (shape !== null)
+    return {
+      status: response.status,
+      headers: response.headers,
+      body: null,
+      text: `(JSON with ${shape}: not read)`,
+    }
   let body: unknown = null
   try {
     body = text ? JSON.parse(text) : null
@@ -580,8 +599,7 @@ function envelopeDrift(reply: Reply): string[] {
   for (const field of ['code', 'message', 'data'])
     if (!(field in body)) drift.push(`the envelope has no ${field}`)
   const extra = Object.keys(body).filter((key) => !['code', 'message', 'data'].includes(key))
-  if (extra.length > 0)
-    drift.push(`the envelope has fields the contract lacks: ${extra.join(', ')}`)
+  if (extra.length > 0) drift.push(`the envelope has fields the contract lacks: ${names(extra)}`)
   if (typeof body.code === 'number') {
     if (reply.status < 300 && body.code !== 0)
       drift.push(`code ${body.code} on a ${reply.status}, expected 0`)
@@ -641,7 +659,7 @@ function listDrift(reply: Reply, resource: Resource): string[] {
   const extra = Object.keys(data).filter(
     (key) => !['list', 'total', 'page', 'pageSize'].includes(key),
   )
-  if (extra.length > 0) drift.push(`data has fields the contract lacks: ${extra.join(', ')}`)
+  if (extra.length > 0) drift.push(`data has fields the contract lacks: ${names(extra)}`)
   if (!Array.isArray(data.list)) return drift
   for (const record of data.list) {
     const problems = recordDrift(resource, record)
@@ -667,10 +685,14 @@ function recordDrift(resource: Resource, record: unknown): string[] {
       )
   const extra = Object.keys(record).filter((field) => !resource.fields.includes(field))
   if (extra.length > 0)
-    drift.push(
-      `${resource.singular} ${String(id)} has fields the contract lacks: ${extra.join(', ')}`,
-    )
+    drift.push(`${resource.singular} ${String(id)} has fields the contract lacks: ${names(extra)}`)
   return drift
+}
+
+/** Field names for a message: the first few, clipped, and how many more. */
+function names(list: readonly string[]): string {
+  const shown = list.slice(0, 10).map((name) => (name.length > 60 ? `${name.slice(0, 60)}…` : name))
+  return `${shown.join(', ')}${list.length > 10 ? ` and ${list.length - 10} more` : ''}`
 }
 
 function summary(probes: readonly ProbeResult[]): CheckReport['summary'] {
@@ -683,10 +705,29 @@ function summary(probes: readonly ProbeResult[]): CheckReport['summary'] {
  * target answers must not start lines of its own in the report, nor reach the terminal.
  */
 function oneLine(text: string): string {
-  return text.replace(
-    /[\u0000-\u001f\u007f-\u009f\u2028\u2029]/g,
-    (char) => `\\u${char.charCodeAt(0).toString(16).padStart(4, '0')}`,
-  )
+  return text.replace(/[\u0000-\u001f\u007f-\u009f\u2028\u2029]+/g, escapeEach)
+}
+
+/** `\u` and four hex digits of each character a run may hold (control characters, C1, U+2028-9). */
+const escapes = new Map<number, string>()
+for (let code = 0; code <= 0x2029; code = code === 0x9f ? 0x2028 : code + 1)
+  escapes.set(code, `\\u${code.toString(16).padStart(4, '0')}`)
+
+/** Each character of a run as its escape. */
+function escapeEach(run: string): string {
+  const parts: string[] = new Array(run.length)
+  for (let index = 0; index < run.length; index++)
+    parts[index] = escapes.get(run.charCodeAt(index))!
+  return parts.join('')
+}
+
+/**
+ * The report as JSON text with every control character escaped, C1 and the line separators
+ * too (JSON.stringify leaves U+0080-U+009F, U+2028 and U+2029 raw): a terminal or a log reading
+ * `--json` sees no escape sequence a target sent.
+ */
+export function reportJson(report: CheckReport): string {
+  return JSON.stringify(report, null, 2).replace(/[\u007f-\u009f\u2028\u2029]+/g, escapeEach)
 }
 
 /** The report as lines: one per probe that holds, one per difference, then a summary. */

@@ -7,6 +7,9 @@ export const statusHeaders: Readonly<Record<number, Readonly<Record<string, stri
   429: { 'retry-after': '1' },
 }
 
+/** Problems one 422 names at most (a body with 100,000 unknown fields gets a short message). */
+const MAX_PROBLEMS = 50
+
 /**
  * The one error type of the API: an HTTP status, a business code (CONTRACT B5) and a
  * message for humans. Thrown anywhere while handling a request, it becomes the error
@@ -29,7 +32,10 @@ export class ApiError extends Error {
 
   /** 422 / 42200 naming every problem (`field: why`), the one shape of a validation failure. */
   static invalid(problems: readonly string[]): ApiError {
-    return ApiError.of('validationFailed', `validation failed: ${problems.join('; ')}`)
+    const shown = problems.slice(0, MAX_PROBLEMS).join('; ')
+    const more =
+      problems.length > MAX_PROBLEMS ? `; and ${problems.length - MAX_PROBLEMS} more` : ''
+    return ApiError.of('validationFailed', `validation failed: ${shown}${more}`)
   }
 
   /** An error for a generic code, with its default message unless one is given. */

@@ -21,7 +21,11 @@ export function single(params: URLSearchParams, name: string): string | undefine
 export function rejectUnknown(params: URLSearchParams, allowed: readonly string[]): void {
   const unknown = [...new Set(params.keys())].filter((name) => !allowed.includes(name))
   if (unknown.length > 0) {
-    const list = unknown.map((name) => `'${name}'`).join(', ')
+    const list = unknown
+      .slice(0, 10)
+      .map((name) => `'${clip(name)}'`)
+      .join(', ')
+      .concat(unknown.length > 10 ? ` and ${unknown.length - 10} more` : '')
     const hint =
       allowed.length > 0 ? `; allowed here: ${allowed.join(', ')}` : '; this route takes none'
     throw invalidParameter(
@@ -42,6 +46,13 @@ export function integerParameter(name: string, raw: string, min: number, max: nu
 export function integerProblem(name: string, raw: string, min: number, max: number): string {
   const range = max === Number.MAX_SAFE_INTEGER ? `${min} or more` : `from ${min} to ${max}`
   return `${name} must be an integer ${range}, got '${clip(raw)}'`
+}
+
+/** `text` without trailing slashes (a loop: `/\/+$/` backtracks over a run of them). */
+export function trimSlashes(text: string): string {
+  let end = text.length
+  while (end > 0 && text.charCodeAt(end - 1) === 47 /* / */) end--
+  return end === text.length ? text : text.slice(0, end)
 }
 
 /** Keeps echoed input short in messages. */

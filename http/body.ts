@@ -2,6 +2,7 @@ import * as z from 'zod'
 import { describeIssues, distinctIssues, safeParseReporting } from '../contract/issues.js'
 import { ApiError } from '../contract/api-error.js'
 import type { ApiRequest } from '../contract/exchange.js'
+import { clip } from '../contract/params.js'
 
 /** Bodies larger than this are refused with 413 / 41300 (CONTRACT B5). */
 export const BODY_LIMIT = 1024 * 1024
@@ -28,8 +29,8 @@ export function jsonDepthExceeds(text: string, max: number): boolean {
   return false
 }
 
-/** Whether `text` holds more than `max` of `{` and `[` together. */
-function openersExceed(text: string, max: number): boolean {
+/** Whether `text` holds more than `max` of `{` and `[` together (objects and arrays, at most). */
+export function openersExceed(text: string, max: number): boolean {
   let count = 0
   for (let at = text.indexOf('{'); at >= 0; at = text.indexOf('{', at + 1))
     if (++count > max) return true
@@ -171,9 +172,10 @@ function extraFields(
   const shape = inner.shape as Record<string, z.ZodType>
   const problems: string[] = []
   for (const [key, child] of Object.entries(value)) {
-    const at = path ? `${path}.${key}` : key
+    const at = path ? `${path}.${clip(key)}` : clip(key)
     const field = Object.hasOwn(shape, key) ? shape[key] : undefined
-    if (field) problems.push(...extraFields(field, child, at, readOnly, suffix))
+    if (field)
+      for (const problem of extraFields(field, child, at, readOnly, suffix)) problems.push(problem)
     else
       problems.push(
         `${at}: ${readOnly.includes(key) ? 'is read-only' : 'is not a known field'}${suffix}`,

@@ -1,3 +1,4 @@
+import { trimSlashes } from '../contract/params.js'
 import type * as z from 'zod'
 import type { CodeSpec } from '../contract/codes.js'
 import { codeEntry } from '../contract/codes.js'
@@ -33,7 +34,7 @@ const headerRefs = Object.keys(headerParameters).map((name) => ({
  * package's `openApiDocument` takes an API definition, the Shop API by default.)
  */
 export function apiDocument(options: OpenApiOptions): JsonSchema {
-  const baseUrl = (options.baseUrl ?? '').replace(/\/+$/, '')
+  const baseUrl = trimSlashes(options.baseUrl ?? '')
   const { catalog } = options
   const documents = cache.get(catalog) ?? new Map<string, JsonSchema>()
   cache.set(catalog, documents)
@@ -102,7 +103,7 @@ function pathItem(route: Route<{ docs: Docs }>, control: boolean) {
     in: 'path',
     required: true,
     description: 'A positive integer (anything else is 400 / 40000).',
-    schema: { type: 'integer', minimum: 1 },
+    schema: { type: 'integer', minimum: 1, maximum: Number.MAX_SAFE_INTEGER },
   }))
   return Object.fromEntries(
     Object.entries(route.operations).map(([method, operation]) => [

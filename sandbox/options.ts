@@ -1,3 +1,4 @@
+import { trimSlashes } from '../contract/params.js'
 import { closest, distance } from 'fastest-levenshtein'
 import { describeIssues, safeParseReporting } from '../contract/issues.js'
 import type { ApiDefinition } from '../resources/api.js'
@@ -192,7 +193,7 @@ export function parseBaseUrl(baseUrl: string): { origin: string | null; basePath
     throw refuse('is not a valid URL')
   }
   if (url.search || url.hash) throw refuse('must not have a query or fragment')
-  const basePath = url.pathname.replace(/\/+$/, '')
+  const basePath = trimSlashes(url.pathname)
   return { origin: absolute ? url.origin : null, basePath }
 }
 
