@@ -41,6 +41,35 @@ export const priceSchema = z
   .overwrite((amount) => toCents(amount) / 100)
   .register(schemaRegistry, { description: 'At most 2 decimals.' })
 
+/**
+ * A valid e-mail address: zod's, but with domain labels as DNS has them (a letter or digit at
+ * each end: `ab@x-.com` is no address). Linear: labels are separated by the dots they end with.
+ */
+export const EMAIL_PATTERN =
+  /^(?:[A-Za-z0-9_'+-]+\.)*[A-Za-z0-9_'+-]*[A-Za-z0-9_+-]@(?:[A-Za-z0-9](?:[A-Za-z0-9-]{0,61}[A-Za-z0-9])?\.)+[A-Za-z]{2,63}$/
+
+/** An e-mail address (see {@link EMAIL_PATTERN}); the document states that very pattern. */
+export const emailSchema = () => z.email({ pattern: EMAIL_PATTERN })
+
+/** Text schemas trimmed before their length is checked, with the pattern of what they take. */
+export const trimmedPatterns = new WeakMap<z.ZodType, string>()
+
+/**
+ * Text trimmed before its length is checked (CONTRACT B1's names: `'  ab  '` is `ab`). Its
+ * OpenAPI schema says so with a pattern of what is taken, trimmed length `min`-`max`, instead
+ * of `minLength`/`maxLength`, which would count the spaces (`'  '` is too short, not 2 long).
+ */
+export function trimmedText(min: 1 | 2, max: number): z.ZodString {
+  const schema = z.string().trim().min(min).max(max)
+  trimmedPatterns.set(
+    schema,
+    min === 2
+      ? `^\\s*\\S[\\s\\S]{0,${max - 2}}\\S\\s*$`
+      : `^\\s*\\S(?:[\\s\\S]{0,${max - 2}}\\S)?\\s*$`,
+  )
+  return schema
+}
+
 /** A field no client can write. */
 export function readOnly<T extends z.ZodType>(schema: T, description?: string): T {
   return documented(schema, { readOnly: true, ...(description ? { description } : {}) })

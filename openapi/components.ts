@@ -1,4 +1,5 @@
 import * as z from 'zod'
+import { trimmedPatterns } from '../contract/fields.js'
 import { documented, schemaRegistry } from '../contract/registry.js'
 import { PAGE_SIZE_MAX } from '../resources/query.js'
 import { once } from '../contract/once.js'
@@ -68,6 +69,14 @@ function rendered(schema: z.ZodType, io: 'input' | 'output'): Record<string, Jso
     io,
     metadata: schemaRegistry,
     unrepresentable: 'any',
+    // Trimmed text: its pattern says what is taken; a raw length would count the spaces.
+    override: ({ zodSchema, jsonSchema }) => {
+      const pattern = trimmedPatterns.get(zodSchema as unknown as z.ZodType)
+      if (pattern === undefined) return
+      delete jsonSchema.minLength
+      delete jsonSchema.maxLength
+      jsonSchema.pattern = pattern
+    },
   }) as { $defs?: Record<string, JsonSchema> }
   return JSON.parse(
     JSON.stringify($defs ?? {}).replaceAll('"#/$defs/', `"${schemaRef('')}`),

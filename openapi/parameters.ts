@@ -49,8 +49,6 @@ export function queryParameters(schema: QuerySchema) {
       target: 'draft-2020-12',
       io: 'input',
     }) as Record<string, unknown>
-    // z.int() states the safe-integer range; only a bound someone chose is worth documenting.
-    if (json.maximum === Number.MAX_SAFE_INTEGER) delete json.maximum
     return [
       {
         name,

@@ -5,6 +5,7 @@ import {
   priceSchema,
   readOnly,
   timestampSchema,
+  trimmedText,
 } from '../contract/fields.js'
 import { documented, schemaRegistry } from '../contract/registry.js'
 import type { SeedContext } from '../resources/define.js'
@@ -16,7 +17,10 @@ import { shopCodes } from './codes.js'
 export const productSchema = z
   .object({
     id: readOnly(idSchema),
-    name: z.string().trim().min(1).max(100),
+    name: trimmedText(1, 100).register(schemaRegistry, {
+      description:
+        '1-100 characters once trimmed (leading and trailing white space is removed first).',
+    }),
     sku: z
       .string()
       .regex(/^[A-Z0-9-]{3,32}$/)

@@ -1,6 +1,13 @@
 import type { Faker } from '@faker-js/faker'
 import * as z from 'zod'
-import { activitySchema, idSchema, readOnly, timestampSchema } from '../contract/fields.js'
+import {
+  activitySchema,
+  emailSchema,
+  idSchema,
+  readOnly,
+  timestampSchema,
+  trimmedText,
+} from '../contract/fields.js'
 import { documented, schemaRegistry } from '../contract/registry.js'
 import { PROGRESS_STEP } from '../db/progress.js'
 import type { SeedContext } from '../resources/define.js'
@@ -15,11 +22,11 @@ export const userRoleSchema = z.enum(['admin', 'member'])
 export const userSchema = z
   .object({
     id: readOnly(idSchema),
-    name: z.string().trim().min(2).max(50).register(schemaRegistry, {
-      description: 'The username: trimmed, 2-50 characters, unique case-insensitively.',
+    name: trimmedText(2, 50).register(schemaRegistry, {
+      description:
+        'The username: 2-50 characters once trimmed (leading and trailing white space is removed first), unique case-insensitively.',
     }),
-    email: z
-      .email()
+    email: emailSchema()
       .max(254)
       .register(schemaRegistry, { description: 'Unique case-insensitively.' }),
     status: activitySchema,
