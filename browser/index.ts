@@ -17,7 +17,12 @@ import type {
 import { startApiSandbox } from './start-sandbox.js'
 
 export * from '../index.js'
-export type { SandboxWorker, WorkerOptions } from './start-sandbox.js'
+export type {
+  SandboxWorker,
+  WorkerEvent,
+  WorkerEventDetails,
+  WorkerOptions,
+} from './start-sandbox.js'
 export type { ConsolePanel, ConsolePanelOptions } from './console-panel.js'
 
 /** A sandbox running in the browser (of the Shop API unless `D` says which resources). */

@@ -54,6 +54,32 @@ export interface SandboxWorker {
   resetHandlers(...handlers: Array<RequestHandler | WebSocketHandler>): void
   /** The handlers in use. */
   listHandlers(): readonly unknown[]
+  /** Stops intercepting requests (the sandbox's `stop()` does this and stops saving too). */
+  stop(): void
+  /** MSW's life-cycle events (`request:start`, `response:mocked`, `request:unhandled`…). */
+  readonly events: {
+    on(event: WorkerEvent, listener: (details: WorkerEventDetails) => void): void
+    removeListener(event: WorkerEvent, listener: (details: WorkerEventDetails) => void): void
+    removeAllListeners(event?: WorkerEvent): void
+  }
+}
+
+/** The events of MSW's worker (msw 2 and 3). */
+export type WorkerEvent =
+  | 'request:start'
+  | 'request:match'
+  | 'request:unhandled'
+  | 'request:end'
+  | 'response:mocked'
+  | 'response:bypass'
+  | 'unhandledException'
+
+/** What a worker event tells a listener (the fields each event carries). */
+export interface WorkerEventDetails {
+  request: Request
+  requestId: string
+  response?: Response
+  error?: Error
 }
 
 /** Options of `startSandbox`: the sandbox's, plus the service worker's. */

@@ -139,7 +139,13 @@ export interface OperationWords {
 export interface ResourceDefinition<
   S extends z.ZodObject = z.ZodObject,
   N extends string = string,
+  /** The names of its unique indexes (the keys of `unique`), as `findUnique` takes them. */
+  U extends string = string,
+  /** The names of its group indexes (the fields of its `links`), as `group` takes them. */
+  G extends string = string,
 > {
+  /** Carries `U` and `G` to the types of its table (never set). */
+  readonly __indexes?: { unique: U; groups: G }
   /** The collection: its path segment, tag, document key and seed count option, e.g. `products`. */
   name: N
   /** One record, e.g. `product`: path parameter `product_id`, messages, operation ids. */
@@ -197,9 +203,16 @@ export type Named<
   -readonly [K in D[number] as K['name']]: V extends 'records'
     ? RecordOf<K>[]
     : V extends 'table'
-      ? Table<RecordOf<K>, string, string>
+      ? Table<RecordOf<K>, UniqueNamesOf<K>, GroupNamesOf<K>>
       : number
 }
+
+/** The unique index names of a definition (`findUnique('email', …)`): string when not known. */
+export type UniqueNamesOf<D> =
+  D extends ResourceDefinition<z.ZodObject, string, infer U, string> ? U : string
+/** The group index names of a definition (`group('userId', …)`): string when not known. */
+export type GroupNamesOf<D> =
+  D extends ResourceDefinition<z.ZodObject, string, string, infer G> ? G : string
 
 /** What a schema without an integer `id` is told, instead of compiling. */
 type NeedsId<S extends z.ZodObject> =
@@ -224,10 +237,18 @@ type NeedsId<S extends z.ZodObject> =
  *   seed: { count: 8, generate: ({ faker, count }) => … },
  * })
  */
-export function defineResource<S extends z.ZodObject, const N extends string>(
-  definition: ResourceDefinition<S, N> & NeedsId<S>,
-): ResourceDefinition<S, N> {
-  return definition
+export function defineResource<
+  S extends z.ZodObject,
+  const N extends string,
+  const Unique extends { readonly [K in FieldOf<S>]?: UniqueKey } = Record<never, never>,
+  const Linked extends FieldOf<S> = never,
+>(
+  definition: Omit<ResourceDefinition<S, N>, 'unique' | 'links'> & {
+    unique?: Unique
+    links?: readonly (Link<S> & { field?: Linked })[]
+  } & NeedsId<S>,
+): ResourceDefinition<S, N, keyof Unique & string, Linked> {
+  return definition as ResourceDefinition<S, N, keyof Unique & string, Linked>
 }
 
 /** The name of a resource given by definition or by name. */

@@ -313,12 +313,21 @@ const label: string | undefined = sandbox.db.tags.get(1)?.label
 void sandbox.db.users.get(1)?.nmae
 // @ts-expect-error: a sortable field the schema lacks does not compile
 defineResource({ ...tags, list: { sortable: ['lable'] } })
+const byEmail: User | undefined = sandbox.db.users.findUnique('email', 'member@example.com')
+// @ts-expect-error: an index the resource lacks does not compile (sku is a product's)
+void sandbox.db.users.findUnique('sku', 'X-1')
+const owned: number[] = sandbox.db.orders.group('userId', 2)
+// @ts-expect-error: a group the resource lacks does not compile
+void sandbox.db.orders.group('productId', 2)
+declare const started: BrowserSandbox
+started.worker.events.on('request:start', ({ request }) => void request.url)
+const stopWorker: () => void = started.worker.stop
 const code: 40001 = ErrorCode.usernameTaken
 declare const body: Envelope<User>
 const email: string | null = body.code === 0 ? body.data.email : null
 const server: Promise<SandboxServer> = createSandboxServer({ port: 0, resources: [tags] })
 const browser: (options: { persist: boolean }) => Promise<BrowserSandbox> = startSandbox
-${kind === 'esm' ? 'export' : 'module.exports ='} { user, label, code, email, server, browser, setupSandbox }
+${kind === 'esm' ? 'export' : 'module.exports ='} { user, label, code, email, server, browser, setupSandbox, byEmail, owned, stopWorker }
 `
 
 /** The msw this run installs into consumers (2 on the first stack, 3 on the second). */

@@ -120,6 +120,21 @@ describe('a definition is typed by its schema', () => {
 })
 
 describe('the data of a sandbox is typed exactly', () => {
+  it("index names are the resource's own: findUnique and group take no other", () => {
+    const sandbox = createSandbox()
+    expectTypeOf(sandbox.db.users.findUnique('email', 'member@example.com')).toEqualTypeOf<
+      User | undefined
+    >()
+    // @ts-expect-error: sku is a product's index, not a user's
+    void sandbox.db.users.findUnique('sku', 'X-1')
+    expectTypeOf(sandbox.db.products.findUnique('sku', 'X-1')).toEqualTypeOf<Product | undefined>()
+    expectTypeOf(sandbox.db.orders.group('userId', 2)).toEqualTypeOf<number[]>()
+    // @ts-expect-error: orders are grouped by their owner only
+    void sandbox.db.orders.group('productId', 2)
+    // @ts-expect-error: users belong to nothing
+    void sandbox.db.users.group('userId', 2)
+  })
+
   it('db.<name>.get() returns the record type, nothing looser', () => {
     const sandbox = createSandbox()
     expectTypeOf(sandbox.db.users.get(1)).toEqualTypeOf<User | undefined>()
