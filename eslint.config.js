@@ -1,5 +1,6 @@
 import js from '@eslint/js'
 import prettier from 'eslint-config-prettier'
+import regexp from 'eslint-plugin-regexp'
 import globals from 'globals'
 import tseslint from 'typescript-eslint'
 
@@ -28,6 +29,17 @@ export default tseslint.config(
       ],
       'no-control-regex': 'off',
       eqeqeq: ['error', 'always', { null: 'ignore' }],
+    },
+  },
+  {
+    // Every scan of caller text is linear (CONTRACT C3): no regular expression that backtracks
+    // or moves super-linearly. test/attacks/regexes.test.ts checks each one with recheck too.
+    files: ['**/*.ts'],
+    ignores: ['test/**', 'bench/**'],
+    plugins: { regexp },
+    rules: {
+      'regexp/no-super-linear-backtracking': ['error', { report: 'potential' }],
+      'regexp/no-super-linear-move': ['error', { report: 'potential', ignoreSticky: false }],
     },
   },
   {

@@ -1,0 +1,172 @@
+import type { Server } from 'node:http'
+import { Agent, createServer, request } from 'node:http'
+import { mkdtemp } from 'node:fs/promises'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
+import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import type { SandboxServer } from '../../node/index.js'
+import { createSandboxServer } from '../../node/index.js'
+
+// Issue 43, scope 3: the event loop is never held. A second client pings `GET /__sandbox` on
+// its own connection while hostile requests run against every surface (API bodies, overrides
+// and their near misses, journal reads, the proxy and the recorder, other sandboxes); no ping
+// may wait more than a small multiple of what it waits beside the same traffic made benign
+// (the same requests, bodies and answers of the same sizes, without the attack in them). A
+// super-linear scan anywhere on a request's way holds every ping for seconds (the journal's
+// old redaction: 13.8 s); linear work on 1 MB bodies holds it for milliseconds.
+const admin = { authorization: 'Bearer sandbox-admin-token' }
+const json = { ...admin, 'content-type': 'application/json' }
+/** What an answer of the upstream is, about 1 MB: JSON full of secret words, or not. */
+const upstreamBody = (word: string) =>
+  JSON.stringify({
+    list: Array.from({ length: 9000 }, (_, id) => ({
+      id,
+      [word]: `t${id}`,
+      note: word.repeat(20),
+    })),
+  })
+const answers = { hostile: upstreamBody('token'), benign: upstreamBody('tokex') }
+
+let upstream: Server
+let server: SandboxServer
+beforeAll(async () => {
+  upstream = createServer((req, res) => {
+    req.resume()
+    req.on('end', () => {
+      res.writeHead(200, { 'content-type': 'application/json' })
+      res.end(req.url?.includes('benign') ? answers.benign : answers.hostile)
+    })
+  })
+  await new Promise<void>((resolve) => upstream.listen(0, '127.0.0.1', resolve))
+  const folder = await mkdtemp(join(tmpdir(), 'event-loop-'))
+  server = await createSandboxServer({
+    port: 0,
+    proxy: `http://127.0.0.1:${(upstream.address() as { port: number }).port}`,
+    record: join(folder, 'recording.json'),
+  })
+})
+afterAll(async () => {
+  await server.close()
+  await new Promise((resolve) => upstream.close(resolve))
+})
+
+/** One ping on its own keep-alive connection: ms from sending to the whole answer. */
+const pingAgent = new Agent({ keepAlive: true, maxSockets: 1 })
+function ping(): Promise<number> {
+  const started = performance.now()
+  return new Promise((resolve, reject) => {
+    const req = request(`${server.url}/__sandbox`, { agent: pingAgent }, (res) => {
+      res.resume()
+      res.on('end', () => resolve(performance.now() - started))
+    })
+    req.on('error', reject)
+    req.end()
+  })
+}
+
+/** One round of traffic on every surface; `benign`: the same sizes, without the attacks. */
+const traffic = (benign: boolean): Array<() => Promise<unknown>> => {
+  const word = benign ? 'tokex' : 'token'
+  const deepBody = benign ? `[${'[],'.repeat(3333)}[]]` : `${'['.repeat(5000)}${']'.repeat(5000)}`
+  const manyKeys = JSON.stringify(
+    Object.fromEntries(Array.from({ length: 60_000 }, (_, n) => [`${word}${n}`, n])),
+  )
+  const send =
+    (path: string, init: RequestInit = {}) =>
+    () =>
+      fetch(`${server.url}${path}`, { headers: json, ...init }).then((response) => response.text())
+  const strict = { ...json, 'x-sandbox-id': benign ? 'lenient' : 'strict' }
+  return [
+    // API bodies: deep nesting, many unknown fields (strict mode), a 1 MB field name.
+    send('/users', { method: 'POST', body: deepBody }),
+    send('/users', { method: 'POST', body: manyKeys, headers: strict }),
+    send('/users', {
+      method: 'POST',
+      body: JSON.stringify({ name: 'ab', email: 'a@b.co', [word.repeat(190_000)]: 1 }),
+      headers: strict,
+    }),
+    // Overrides: near misses of long paths and queries against 300 overrides of 50 conditions.
+    send(
+      benign
+        ? `/zzz/${'a'.repeat(8000)}?${'a'.repeat(3999)}=v`
+        : `/zzz/${'a/'.repeat(4000)}?${'a=v&'.repeat(1000)}`,
+    ),
+    send(`/stub/${benign ? 'b'.repeat(8000) : '%7e/'.repeat(2000)}`, {
+      method: 'POST',
+      body: manyKeys,
+    }),
+    // An override answering 1 MB of secret words (redacted by the journal), or of other words.
+    send(`/${word}s`),
+    // Journal reads, as the console polls them.
+    send('/__sandbox/requests?pageSize=100'),
+    send('/__sandbox/requests?pageSize=100&path=/users/{user_id}&order=desc'),
+    // The proxy and the recorder: 1 MB answers, full of secrets or not, under new queries.
+    send(
+      `/upstream?kind=${benign ? 'benign' : 'hostile'}&page=${Math.random()}&${word}=${'x'.repeat(100)}`,
+    ),
+    // Other sandboxes: a new one per request.
+    send('/users?pageSize=100&keyword=to', {
+      headers: { ...admin, 'x-sandbox-id': `s${Math.floor(Math.random() * 1e6)}` },
+    }),
+  ]
+}
+
+/** Pings while rounds of `traffic` run for `ms`: every ping's wait, worst last. */
+async function pingsDuring(benign: boolean, ms: number): Promise<number[]> {
+  const pings: number[] = []
+  let running = true
+  const pinger = (async () => {
+    while (running) {
+      pings.push(await ping())
+      await new Promise((resolve) => setTimeout(resolve, 10))
+    }
+  })()
+  const started = performance.now()
+  while (performance.now() - started < ms)
+    await Promise.all(traffic(benign).map((request) => request()))
+  running = false
+  await pinger
+  return pings.sort((a, b) => a - b)
+}
+
+describe('the event loop is never held', () => {
+  it('pings wait no longer beside hostile traffic than a small multiple of beside the same traffic made benign', async () => {
+    // Set up what the attacks need: strict mode in one sandbox, overrides, a big stub.
+    await fetch(`${server.url}/__sandbox/config`, {
+      method: 'PATCH',
+      headers: { ...json, 'x-sandbox-id': 'strict' },
+      body: '{"strict":true}',
+    })
+    for (let index = 0; index < 300; index++)
+      await fetch(`${server.url}/__sandbox/overrides`, {
+        method: 'POST',
+        headers: json,
+        body: JSON.stringify({
+          path: `/zzz${index}/{id}`,
+          query: Object.fromEntries(Array.from({ length: 50 }, (_, n) => [`a${n}`, `v${index}`])),
+          body: { a: [{ b: index }] },
+          response: { status: 200 },
+        }),
+      })
+    for (const word of ['token', 'tokex'])
+      await fetch(`${server.url}/__sandbox/overrides`, {
+        method: 'POST',
+        headers: json,
+        body: JSON.stringify({
+          path: `/${word}s`,
+          response: { status: 200, text: `{"note":"${word.repeat(20_000)}"}` },
+        }),
+      })
+
+    const benign = await pingsDuring(true, 3000)
+    const hostile = await pingsDuring(false, 3000)
+    const [worstBenign, worstHostile] = [benign.at(-1)!, hostile.at(-1)!]
+    expect(benign.length).toBeGreaterThan(10)
+    expect(hostile.length).toBeGreaterThan(10)
+    // A small multiple of the benign traffic's worst, and never near a second.
+    expect(
+      worstHostile,
+      `worst ping ${worstHostile.toFixed(1)} ms beside hostile traffic (${hostile.length} pings), ${worstBenign.toFixed(1)} ms beside benign (${benign.length})`,
+    ).toBeLessThanOrEqual(Math.min(3 * worstBenign + 50, 1000))
+  }, 60_000)
+})
