@@ -1,4 +1,5 @@
 import type * as z from 'zod'
+import { ApiError } from '../contract/api-error.js'
 import { noContent, success, written } from '../contract/envelope.js'
 import type { ApiResponse } from '../contract/exchange.js'
 import type { Resource } from '../resources/catalog.js'
@@ -8,8 +9,7 @@ import { runListQuery, selectFields } from '../resources/list.js'
 import { parseListQuery, parseQuery } from '../resources/query.js'
 import { notFound } from '../resources/service.js'
 import { validateBody } from './body.js'
-import type { Operation, OperationContext, OperationDocs } from './operation.js'
-import { assertMayChange } from './steps/permissions.js'
+import type { Operation, OperationContext, OperationDocs, Principal } from './operation.js'
 import type { Route } from './router.js'
 
 const capitalize = (word: string) => word.charAt(0).toUpperCase() + word.slice(1)
@@ -390,4 +390,26 @@ function nestedRoutes(resource: Resource): Route<Operation>[] {
       },
     },
   ]
+}
+
+/**
+ * 403 / 40300 when a caller who is not an admin sets an admin-only field to something new
+ * (CONTRACT B4: only an admin may set or change a user's role; the definitions' `adminOnly`).
+ */
+function assertMayChange(
+  principal: Principal | null,
+  adminOnly: readonly string[],
+  current: Readonly<Record<string, unknown>> | undefined,
+  body: unknown,
+): void {
+  if (!principal || principal.admin || typeof body !== 'object' || body === null) return
+  const changes = body as Record<string, unknown>
+  for (const field of adminOnly) {
+    if (field in changes && changes[field] !== current?.[field]) {
+      throw ApiError.of(
+        'permissionDenied',
+        `permission denied: only an admin may set or change ${field}`,
+      )
+    }
+  }
 }

@@ -1,4 +1,4 @@
-import type { IncomingHttpHeaders, IncomingMessage } from 'node:http'
+import type { IncomingMessage } from 'node:http'
 import { request as httpRequest } from 'node:http'
 import { request as httpsRequest } from 'node:https'
 import { brotliDecompressSync, gunzipSync, inflateSync } from 'node:zlib'
@@ -7,10 +7,9 @@ import type { ApiRequest, ApiResponse } from '../contract/exchange.js'
 import { pastAscii } from '../contract/exchange.js'
 import { SERVER_OWNED_HEADERS } from '../contract/headers.js'
 import { BODY_LIMIT, bodiesBusy } from '../http/body.js'
-import type { Seen } from '../http/steps/seen.js'
-import { bodyOf } from '../http/steps/seen.js'
+import type { Context } from '../http/context.js'
 import type { BodyBudget } from './node-request.js'
-import type { Recorder } from './record.js'
+import type { Exchange, Recorder } from './record.js'
 
 /**
  * CONTRACT C4's proxy: a request under the base path that no route and no override answers is
@@ -52,19 +51,18 @@ export interface ProxyOptions {
 }
 
 /** The pipeline's `unmatched` step for a Node server with `--proxy`. */
-export function proxyTo(
-  options: ProxyOptions,
-): (request: ApiRequest, seen: Seen) => Promise<ApiResponse> {
+export function proxyTo(options: ProxyOptions): (c: Context) => Promise<ApiResponse> {
   const base = new URL(options.target)
   const send = base.protocol === 'https:' ? httpsRequest : httpRequest
   const basePath = base.pathname.replace(/\/$/, '')
-  return async (request, seen) => {
+  return async (c) => {
+    const { request } = c
     const url = new URL(base.href)
-    url.pathname = `${basePath}${seen.path === '/' && basePath !== '' ? '' : seen.path}`
+    url.pathname = `${basePath}${c.path === '/' && basePath !== '' ? '' : c.path}`
     url.search = request.url.search
     let body: Uint8Array | undefined
     if (request.method !== 'GET' && request.method !== 'HEAD') {
-      const read = await bodyOf(request, seen).readBody(BODY_LIMIT)
+      const read = await c.readBody(BODY_LIMIT)
       if (read === 'too-large') throw ApiError.of('payloadTooLarge')
       if (read === 'busy') throw bodiesBusy()
       body = read
@@ -75,7 +73,7 @@ export function proxyTo(
     try {
       const answer = await exchange(send, url, request.method, headers, body, options, held)
       const response = relayed(answer, options.target)
-      options.recorder?.add(request.method, seen.path, request.url.searchParams, headers, answer)
+      options.recorder?.add(request.method, c.path, request.url.searchParams, headers, answer)
       return response
     } finally {
       options.budget?.release(held.bytes)
@@ -108,17 +106,6 @@ function forwardedHeaders(request: ApiRequest): Record<string, string> {
   }
   headers['accept-encoding'] = 'identity'
   return headers
-}
-
-/** What came back from the target, decoded. */
-export interface Exchange {
-  status: number
-  headers: IncomingHttpHeaders
-  body: Buffer
-  /** The body as UTF-8 text; null when it is not (an image). */
-  text: string | null
-  /** The body parsed, when it says it is JSON and is; else undefined. */
-  json: unknown
 }
 
 /** The body's text and, when it is declared JSON and parses, its value: read once per answer. */

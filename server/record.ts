@@ -17,7 +17,7 @@ import {
   parseOverride,
 } from '../state/overrides.js'
 import { realTarget, writeAtomic } from './atomic-file.js'
-import type { Exchange } from './proxy.js'
+import type { IncomingHttpHeaders } from 'node:http'
 
 /**
  * `--record <file>` (CONTRACT C4): each proxied exchange becomes an override in the format
@@ -50,6 +50,17 @@ function keptHeader(name: string, value: string): boolean {
   if (DROPPED_HEADERS.has(name) || name.startsWith('access-control-')) return false
   if (isSecretHeader(name)) return false
   return headerNameProblem(name) === null && headerValueProblem(value) === null
+}
+
+/** What came back from the proxy target, decoded: what the recorder records. */
+export interface Exchange {
+  status: number
+  headers: IncomingHttpHeaders
+  body: Buffer
+  /** The body as UTF-8 text; null when it is not (an image). */
+  text: string | null
+  /** The body parsed, when it says it is JSON and is; else undefined. */
+  json: unknown
 }
 
 /**

@@ -1,34 +1,52 @@
-import type { ApiRequest, ApiResponse } from '../../contract/exchange.js'
-import type { SandboxInstance } from '../../state/instance.js'
-import type { Seen } from './seen.js'
+import type { ApiResponse } from '../../contract/exchange.js'
+import { isPending } from '../../contract/exchange.js'
+import type { Step } from '../compose.js'
+import type { Answer, Context } from '../context.js'
+import { toErrorResponse } from './errors.js'
 
 /**
- * Step 9, the journal (CONTRACT C2): every API request of a sandbox and its answer, as it was
- * (not a preflight, never the control API's own requests).
+ * The journal (CONTRACT C2), around every step of an API request: the request and its answer,
+ * as it was, for `GET /__sandbox/requests` (not a preflight, never the control API's own
+ * requests). What a step after it throws becomes the contract's envelope here, so the journal
+ * keeps the answer the client got.
  */
-export function record(
-  instance: SandboxInstance,
-  request: ApiRequest,
-  seen: Seen,
-  response: ApiResponse,
-): ApiResponse {
-  if (request.method !== 'OPTIONS') {
-    response.headers['x-request-id'] = seen.requestId
-    instance.journal.add({
-      at: seen.at,
-      method: request.method,
-      path: seen.pathname,
-      apiPath: seen.path,
-      search: request.url.search,
-      durationMs: Math.round((performance.now() - seen.started) * 100) / 100,
-      body: seen.body,
-      bodyText: seen.bodyText,
-      overrideId: seen.overrideId,
-      nearMiss: seen.nearMiss,
-      proxied: seen.proxied,
-      requestHeaders: request.headers?.(),
-      response,
-    })
-  }
+export const journal: Step<Context, Answer> = {
+  name: 'journal',
+  run(c, next) {
+    c.at = c.host.now()
+    c.started = performance.now()
+    let answer: Answer
+    try {
+      answer = next(c)
+    } catch (error) {
+      return record(c, toErrorResponse(error, c.host.onUnexpectedError))
+    }
+    if (!isPending(answer)) return record(c, answer)
+    return answer.then(
+      (response) => record(c, response),
+      (error: unknown) => record(c, toErrorResponse(error, c.host.onUnexpectedError)),
+    )
+  },
+}
+
+function record(c: Context, response: ApiResponse): ApiResponse {
+  const { request } = c
+  if (request.method === 'OPTIONS') return response
+  response.headers['x-request-id'] = c.requestId
+  c.instance.journal.add({
+    at: c.at,
+    method: request.method,
+    path: request.url.pathname,
+    apiPath: c.path,
+    search: request.url.search,
+    durationMs: Math.round((performance.now() - c.started) * 100) / 100,
+    body: c.body,
+    bodyText: c.bodyText,
+    overrideId: c.overrideId,
+    nearMiss: c.nearMiss,
+    proxied: c.proxied,
+    requestHeaders: request.headers?.(),
+    response,
+  })
   return response
 }

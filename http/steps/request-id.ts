@@ -1,9 +1,32 @@
-import type { ApiRequest, ApiResponse } from '../../contract/exchange.js'
+import type { ApiResponse } from '../../contract/exchange.js'
+import { isPending } from '../../contract/exchange.js'
+import type { Step } from '../compose.js'
+import type { Answer, Context } from '../context.js'
+import { toErrorResponse } from './errors.js'
 
 /**
- * Step 1, the request id (CONTRACT B6): every answer carries an `X-Request-Id`, the client's
- * when it sent a printable one, else a new one.
+ * The request id (CONTRACT B6), around everything after it: every answer carries an
+ * `X-Request-Id` (the client's when it sent a printable one, else a new one), a HEAD answer
+ * no body, and anything a step throws becomes the contract's envelope here (a bad
+ * `X-Sandbox-Id`, a control call's error: what no journal step caught first).
  */
+export const requestId: Step<Context, Answer> = {
+  name: 'request id',
+  run(c, next) {
+    c.requestId = c.request.requestId ?? requestIdFor(c.request.header('x-request-id'))
+    let answer: Answer
+    try {
+      answer = next(c)
+    } catch (error) {
+      return finish(c, toErrorResponse(error, c.host.onUnexpectedError))
+    }
+    if (!isPending(answer)) return finish(c, answer)
+    return answer.then(
+      (response) => finish(c, response),
+      (error: unknown) => finish(c, toErrorResponse(error, c.host.onUnexpectedError)),
+    )
+  },
+}
 
 /** The client's `X-Request-Id` when it is printable ASCII (1-200 chars), else a new one. */
 export function requestIdFor(sent: string | null | undefined): string {
@@ -12,9 +35,9 @@ export function requestIdFor(sent: string | null | undefined): string {
 }
 
 /** The last touch of every answer: its request id, and no body for a HEAD. */
-export function finish(request: ApiRequest, requestId: string, response: ApiResponse): ApiResponse {
-  response.headers['x-request-id'] = requestId
-  if (request.method === 'HEAD') response.body = null
+function finish(c: Context, response: ApiResponse): ApiResponse {
+  response.headers['x-request-id'] = c.requestId
+  if (c.request.method === 'HEAD') response.body = null
   return response
 }
 

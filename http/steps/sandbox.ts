@@ -1,10 +1,33 @@
 import type { ApiRequest } from '../../contract/exchange.js'
+import { isPending } from '../../contract/exchange.js'
 import { clip, invalidParameter } from '../../contract/params.js'
+import type { Step } from '../compose.js'
+import type { Answer, Context } from '../context.js'
 
 /**
- * Step 2, the sandbox (CONTRACT C1): `X-Sandbox-Id` names the caller's own copy of the data;
- * none means the default one. A name that is not one is 400 / 40000.
+ * The sandbox (CONTRACT C1): `X-Sandbox-Id` names the caller's own copy of the data (created on
+ * first use); none means the default one. A name that is not one is 400 / 40000. Once the
+ * answer is made, the named sandboxes are kept within their memory budget.
  */
+export const sandbox: Step<Context, Answer> = {
+  name: 'sandbox',
+  run(c, next) {
+    const instance = c.host.instanceFor(sandboxId(c.request))
+    c.instance = instance
+    let answer: Answer
+    try {
+      answer = next(c)
+    } catch (error) {
+      c.host.settle(instance)
+      throw error
+    }
+    if (!isPending(answer)) {
+      c.host.settle(instance)
+      return answer
+    }
+    return answer.finally(() => c.host.settle(instance))
+  },
+}
 
 const SANDBOX_ID = /^[A-Za-z0-9_.-]{1,64}$/
 

@@ -290,13 +290,8 @@ function fuzz(name: string, send: () => Send, runs: number) {
           let type = 'application/json'
           switch (mutation.kind) {
             case 'query': {
-              const query = { ...request.query }
-              delete query[mutation.name]
-              path = urlOf(
-                operation,
-                { ...request, query },
-                { [mutation.name]: mutation.value, ...(mutation.twice ? {} : {}) },
-              )
+              const { [mutation.name]: _, ...query } = request.query
+              path = urlOf(operation, { ...request, query }, { [mutation.name]: mutation.value })
               if (mutation.twice)
                 path = `${path}${path.includes('?') ? '&' : '?'}${mutation.name}=1`
               break

@@ -1,0 +1,24 @@
+import { ApiError } from '../../contract/api-error.js'
+import { codes } from '../../contract/codes.js'
+import { dropped } from '../../contract/envelope.js'
+import type { Step } from '../compose.js'
+import type { Answer, Context } from '../context.js'
+
+/**
+ * Faults (CONTRACT C1): at the settings' rates, drawn from the sandbox's seeded stream, a
+ * request meets a dropped connection, a 500 or a 503 instead of its answer.
+ */
+export const fault: Step<Context, Answer> = {
+  name: 'fault',
+  run(c, next) {
+    const { config } = c.instance
+    if (config.dropRate === 0 && config.errorRate === 0) return next(c)
+    const roll = c.instance.faultRandom()
+    if (roll < config.dropRate) return dropped()
+    if (roll < config.dropRate + config.errorRate) {
+      const name = c.instance.faultRandom() < 0.5 ? 'internalError' : 'serviceUnavailable'
+      throw ApiError.of(name, `${codes[name].message} (injected fault)`)
+    }
+    return next(c)
+  },
+}
