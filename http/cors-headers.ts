@@ -20,23 +20,35 @@ export const corsExposedHeaders = [
 /** Methods a cross-origin caller may use. */
 export const allowedMethods = 'GET,HEAD,PUT,PATCH,POST,DELETE'
 
+const exposed = corsExposedHeaders.join(',')
+const allowed = corsAllowedHeaders.join(',')
+
 /**
- * The CORS headers of an in-process answer (MSW's handlers, where a DOM-like test
- * environment such as happy-dom enforces CORS on its own `fetch`): any origin may call, as
- * the answer never leaves the process. The Node server applies its own Origin policy instead.
- * `origin` is the request's `Origin`, or `*` when it sent none.
+ * The CORS headers of an answer (CONTRACT B6), added to `headers`: for a request from `origin`
+ * (null when it sent none: curl, servers, a same-origin page), a preflight's too. Both
+ * transports build them here; what differs is who decides which origins get them (the Node
+ * server's Origin policy, CONTRACT C3; MSW's handlers answer any, as their answers never leave
+ * the process). `withoutOrigin`: answer a request without `Origin` too, with `*` (MSW, where a
+ * DOM-like test environment such as happy-dom checks CORS on its own fetch).
  */
-export function openCorsHeaders(origin: string, preflight: boolean): Record<string, string> {
-  return {
-    'access-control-allow-origin': origin,
-    ...(origin === '*' ? {} : { 'access-control-allow-credentials': 'true', vary: 'Origin' }),
-    ...(preflight
-      ? {
-          'access-control-allow-methods': allowedMethods,
-          'access-control-allow-headers': corsAllowedHeaders.join(','),
-          'access-control-max-age': '86400',
-        }
-      : {}),
-    'access-control-expose-headers': corsExposedHeaders.join(','),
+export function addCorsHeaders(
+  headers: Record<string, string>,
+  origin: string | null,
+  preflight: boolean,
+  withoutOrigin: boolean,
+): void {
+  if (origin === null) {
+    if (!preflight && !withoutOrigin) return
+    headers['access-control-allow-origin'] = '*'
+  } else {
+    headers['access-control-allow-origin'] = origin
+    headers['access-control-allow-credentials'] = 'true'
+    headers.vary = 'Origin'
   }
+  if (preflight) {
+    headers['access-control-allow-methods'] = allowedMethods
+    headers['access-control-allow-headers'] = allowed
+    headers['access-control-max-age'] = '86400'
+  }
+  headers['access-control-expose-headers'] = exposed
 }

@@ -1,6 +1,6 @@
 import type { HttpHandler } from 'msw'
 import type { ApiResponse } from '../contract/exchange.js'
-import { openCorsHeaders } from '../http/cors-headers.js'
+import { addCorsHeaders } from '../http/cors-headers.js'
 import { fromFetchRequest } from '../contract/exchange.js'
 import { ApiError } from '../contract/api-error.js'
 import { failure } from '../contract/envelope.js'
@@ -83,17 +83,20 @@ export function createHandlers(
         if (!cors) return toFetchResponse(await handle(fromFetchRequest(request)), onError)
         // happy-dom's fetch checks CORS but sends its preflight without Origin or
         // Access-Control-Request-Method: every OPTIONS answer carries the preflight headers.
-        const origin = request.headers.get('origin') ?? '*'
+        const origin = request.headers.get('origin')
         const options = request.method === 'OPTIONS'
-        if (options && request.headers.has('access-control-request-method'))
-          return respond(null, { status: 204, headers: openCorsHeaders(origin, true) })
+        const headers: Record<string, string> = {}
+        if (options && request.headers.has('access-control-request-method')) {
+          addCorsHeaders(headers, origin, true, true)
+          return respond(null, { status: 204, headers })
+        }
         const answer = await handle(fromFetchRequest(request))
         // Under the base path, no route, no override: on to the network (the passthrough option).
         if (answer.passthrough) return passthrough()
         const response = toFetchResponse(answer, onError)
         if (response.type !== 'error') {
-          for (const [name, value] of Object.entries(openCorsHeaders(origin, options)))
-            response.headers.set(name, value)
+          addCorsHeaders(headers, origin, options, true)
+          for (const name in headers) response.headers.set(name, headers[name]!)
         }
         return response
       },

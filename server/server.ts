@@ -1,4 +1,4 @@
-import type { IncomingMessage, Server, ServerResponse } from 'node:http'
+import type { IncomingMessage, Server } from 'node:http'
 import { createServer, STATUS_CODES } from 'node:http'
 import type { AddressInfo } from 'node:net'
 import type { Duplex } from 'node:stream'
@@ -6,29 +6,22 @@ import { getHeapStatistics } from 'node:v8'
 import { ApiError } from '../contract/api-error.js'
 import { failure, JSON_CONTENT_TYPE } from '../contract/envelope.js'
 import { requestIdFor } from '../http/pipeline.js'
-import type { ApiResponse } from '../contract/exchange.js'
-import { isPending } from '../contract/exchange.js'
 import type { ApiDefinition } from '../resources/api.js'
 import type { AnyResourceDefinition } from '../resources/define.js'
 import type { Sandbox } from '../sandbox/create-sandbox.js'
-import { answerOf, createApiSandbox, setUnmatched } from '../sandbox/create-sandbox.js'
-import { proxyTo } from './proxy.js'
-import { Recorder } from './record.js'
+import { createApiSandbox, setUnmatched } from '../sandbox/create-sandbox.js'
 import type { ScopeOptions } from '../sandbox/option-table.js'
 import { optionTable, validScope } from '../sandbox/option-table.js'
 import type { SandboxOptions } from '../sandbox/options.js'
-import { cors } from './cors.js'
+import type { FrontServer } from './front/index.js'
+import { frontOf } from './front/index.js'
 import type { AllowedHosts } from './guard.js'
-import { hostGuard, namedHost, originPolicy, originRefused } from './guard.js'
-import { consolePage } from './console-page.js'
-import { docsPage } from './docs-page.js'
-import { landingPage } from './landing-page.js'
-import type { Frame } from './msw-transport.js'
-import { BodyBudget, fromNodeRequest, hasDotSegment, requestUrl } from './node-request.js'
+import { hostGuard, namedHost, originPolicy } from './guard.js'
+import { BodyBudget } from './node-request.js'
 import { DataFile } from './persistence.js'
+import { proxyTo } from './proxy.js'
+import { Recorder } from './record.js'
 import { requestLog } from './request-log.js'
-import type { FrameHeaders } from './respond.js'
-import { discardBody, sendAnswer, setFrame } from './respond.js'
 import { timeouts } from './timeouts.js'
 
 export type { ServerTimeouts } from './timeouts.js'
@@ -83,9 +76,6 @@ export interface SandboxServer<D extends readonly AnyResourceDefinition[] = any>
   /** Writes the data file now, synchronously, and releases it (an exit that cannot wait); false when that failed. */
   saveNow(): boolean
 }
-
-/** Methods a Fetch API `Request` cannot be made with: MSW never sees them, the pipeline answers. */
-const FORBIDDEN_METHODS = new Set(['CONNECT', 'TRACE', 'TRACK'])
 
 /**
  * Starts a sandbox of an API (`options.api`) as a real HTTP server: the handlers' pipeline fed
@@ -158,11 +148,13 @@ export async function createApiSandboxServer(
     : null
   const outcome = dataFile ? await dataFile.open(sandboxOptions.onProgress) : null
   if (dataFile) sandbox.instance().persistence = dataFile
-  const listening: ListenerOptions = {
+  const listening: FrontServer = {
+    sandbox,
     bodies,
     origins: originPolicy(corsOrigin),
     hosts: hostGuard(allowedHosts, host),
     named: namedHost(allowedHosts, host),
+    allowedHosts,
     log: log ? requestLog(log) : undefined,
     msw:
       transport === 'msw'
@@ -172,7 +164,7 @@ export async function createApiSandboxServer(
         : null,
     draining: false,
   }
-  const listener = requestListener(sandbox, listening)
+  const listener = frontOf(listening)
   const server = createServer(
     {
       headersTimeout: limits.headersMs,
@@ -247,125 +239,6 @@ export async function createApiSandboxServer(
       return closing
     },
     saveNow: () => dataFile?.saveSync() ?? true,
-  }
-}
-
-interface ListenerOptions {
-  bodies: BodyBudget
-  origins: ReturnType<typeof originPolicy>
-  hosts: ReturnType<typeof hostGuard>
-  /** Whether a Host names the server by a name it was given (the console's own origin). */
-  named: (host: string) => boolean
-  log: ReturnType<typeof requestLog> | undefined
-  /** The `msw` transport's frame, or null for the lean path. */
-  msw: Frame | null
-  /** The server is closing: answers close their connection. */
-  draining: boolean
-}
-
-/**
- * One request, front to back: a request id on every answer, the request log, the Host and
- * Origin checks of CONTRACT C3, CORS, then the
- * reference page, and everything else to the sandbox's pipeline (through MSW's middleware with
- * the `msw` transport, for the requests its handler claims).
- */
-function requestListener(sandbox: Sandbox, options: ListenerOptions) {
-  const refuse = (
-    req: IncomingMessage,
-    res: ServerResponse,
-    error: ApiError,
-    frame: FrameHeaders,
-  ) => {
-    res.once('finish', () => {
-      if (!req.complete) discardBody(req)
-    })
-    sendAnswer(req, res, failure(error), frame)
-  }
-  const docs = docsPage()
-  const ui = consolePage()
-  const home = landingPage(sandbox)
-  const { onUnexpectedError } = sandbox.options
-  const answer = answerOf(sandbox)
-  // An answer that was still being worked out when the server began to stop closes its
-  // connection too (its frame was made before).
-  const closing = (frame: FrameHeaders) =>
-    options.draining ? { ...frame, connection: 'close' } : frame
-  const pipeline = (req: IncomingMessage, res: ServerResponse, url: URL, frame: FrameHeaders) => {
-    let result: ApiResponse | Promise<ApiResponse>
-    try {
-      result = answer(fromNodeRequest(req, url, options.bodies, frame['x-request-id']))
-    } catch (error) {
-      // Only a throwing onUnexpectedError gets here: answered 500 like any unexpected error.
-      result = Promise.reject(error)
-    }
-    if (!isPending(result)) return sendAnswer(req, res, result, frame, onUnexpectedError)
-    result.then(
-      (response) => sendAnswer(req, res, response, closing(frame), onUnexpectedError),
-      (error: unknown) => {
-        onUnexpectedError(error)
-        sendAnswer(req, res, failure(ApiError.of('internalError')), closing(frame))
-      },
-    )
-  }
-  const serve = (req: IncomingMessage, res: ServerResponse) => {
-    const sent = req.headers['x-request-id']
-    const id = requestIdFor(typeof sent === 'string' ? sent : null)
-    req.headers['x-request-id'] = id
-    // The headers every answer carries are collected, not set: an answer writes all at once.
-    const frame: Record<string, string> = { 'x-request-id': id }
-    if (options.draining) frame.connection = 'close'
-    const url = requestUrl(req.url)
-    if (!url || hasDotSegment(req.url ?? '/')) {
-      // An encoded dot segment (`/__sandbox/overrides/%2e%2e`) would be resolved away by the
-      // URL parser and reach another route (`DELETE /__sandbox/`, a reset): refused as sent.
-      const error = ApiError.of(
-        'invalidParameter',
-        url
-          ? 'the request target has a percent-encoded . or .. segment (%2e); send the path it stands for'
-          : 'the request target is not a valid path',
-      )
-      return sendAnswer(req, res, failure(error), frame)
-    }
-    // An absolute-form target (`GET http://other.host/users`) names its host itself (RFC 9112
-    // §3.2.2): checked as well as the Host header.
-    const refusal =
-      options.hosts(req.headers.host) ??
-      ((req.url ?? '/').startsWith('/') ? null : options.hosts(url.host))
-    if (refusal) return refuse(req, res, refusal, frame)
-    const outcome = cors(req, options.origins, frame, options.named)
-    if (outcome === 'preflight') {
-      res.writeHead(204, { ...frame, 'content-length': '0' })
-      res.end()
-      return
-    }
-    if (outcome === 'refused') return refuse(req, res, originRefused(req.headers.origin!), frame)
-    const path = url.pathname
-    if (docs(req, res, path, frame) || home(req, res, path, frame)) return
-    if (sandbox.options.control && ui(req, res, path, frame)) return
-    const { msw } = options
-    if (
-      msw &&
-      !FORBIDDEN_METHODS.has(req.method ?? '') &&
-      !(req.url ?? '').startsWith('//') &&
-      sandbox.claims(url)
-    ) {
-      setFrame(res, frame)
-      msw(req, res, url, (error) => {
-        if (error === undefined) pipeline(req, res, url, frame)
-        else {
-          onUnexpectedError(error)
-          if (res.headersSent) res.destroy()
-          else sendAnswer(req, res, failure(ApiError.of('internalError')), frame)
-        }
-      })
-      return
-    }
-    pipeline(req, res, url, frame)
-  }
-  const { log } = options
-  return (req: IncomingMessage, res: ServerResponse) => {
-    if (log) log(req, res, () => serve(req, res))
-    else serve(req, res)
   }
 }
 

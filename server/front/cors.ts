@@ -1,0 +1,54 @@
+import type { Step } from '../../http/compose.js'
+import { addCorsHeaders } from '../../http/cors-headers.js'
+import { originRefused } from '../guard.js'
+import type { Front } from './context.js'
+import { refuse } from './refuse.js'
+
+/**
+ * CORS (CONTRACT B6, C3): an `Origin` the server's policy does not allow is 403; an allowed one
+ * gets the CORS headers, a preflight its 204 here, without authentication. Without an `Origin`
+ * (curl, servers, tests, a same-origin page) there is no cross-origin caller: no CORS headers
+ * but for a preflight. Every answer varies by `Origin`, as the Fetch standard asks when CORS
+ * headers depend on it, so a cache never hands an answer without them (or with another
+ * origin's) to a cross-origin caller.
+ */
+export const cors: Step<Front, void> = {
+  name: 'cors',
+  run(f, next) {
+    const { req, frame } = f
+    const origin = req.headers.origin
+    const preflight = req.method === 'OPTIONS' && !!req.headers['access-control-request-method']
+    frame.vary = 'Origin'
+    if (origin !== undefined && !allowed(f, origin)) return refuse(f, originRefused(origin))
+    addCorsHeaders(frame, origin ?? null, preflight, false)
+    if (!preflight) return next(f)
+    f.res.writeHead(204, { ...frame, 'content-length': '0' })
+    f.res.end()
+  },
+}
+
+/**
+ * Whether an origin may call: the policy's (loopback, `--cors-origin`), or the request's own
+ * host's origin when that host was named one by one (a page the sandbox served itself, the
+ * console at a host `--allowed-hosts` names). `--allowed-hosts all` vouches for no name: a
+ * DNS-rebinding page is same-origin with any Host it likes.
+ */
+function allowed(f: Front, origin: string): boolean {
+  if (f.server.origins(origin)) return true
+  const host = f.req.headers.host
+  return host !== undefined && f.server.named(host) && sameOrigin(origin, host)
+}
+
+/**
+ * Whether `origin` is the origin of the request's own `Host` (`http://sandbox.test:4010` for
+ * `Host: sandbox.test:4010`), default ports aside.
+ */
+export function sameOrigin(origin: string, host: string | undefined): boolean {
+  if (host === undefined) return false
+  const match = /^(https?):\/\/([^/]+)$/i.exec(origin)
+  if (!match) return false
+  const scheme = match[1]!.toLowerCase()
+  const strip = (value: string) =>
+    value.toLowerCase().replace(scheme === 'https' ? /:443$/ : /:80$/, '')
+  return strip(match[2]!) === strip(host)
+}
