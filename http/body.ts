@@ -3,6 +3,7 @@ import { describeIssues, distinctIssues, safeParseReporting } from '../contract/
 import { ApiError } from '../contract/api-error.js'
 import type { ApiRequest } from '../contract/exchange.js'
 import { clip } from '../contract/params.js'
+import { limitFlag } from '../state/limits.js'
 
 /** Bodies larger than this are refused with 413 / 41300 (CONTRACT B5). */
 export const BODY_LIMIT = 1024 * 1024
@@ -62,7 +63,7 @@ export async function readJsonBody(
   const tooLarge = () =>
     ApiError.of(
       'payloadTooLarge',
-      `body larger than ${limit === BODY_LIMIT ? '1 MiB' : `${limit} bytes`}${limit === BODY_LIMIT ? '' : ' (see --max-document-bytes)'}`,
+      `body larger than ${limit === BODY_LIMIT ? '1 MiB' : `${limit} bytes`}${limit === BODY_LIMIT ? '' : ` (see ${limitFlag('maxDocumentBytes')})`}`,
     )
   if (declared !== null && Number(declared) > limit) throw tooLarge()
   const type = request.header('content-type')

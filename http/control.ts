@@ -21,6 +21,7 @@ import { operationFor, Router } from './router.js'
 import { clip } from '../contract/params.js'
 import type { JournalFilter } from '../state/journal.js'
 import { OverrideBoundError, overrideInputSchema, overrideSchema } from '../state/overrides.js'
+import { limitFlag } from '../state/limits.js'
 
 export interface ControlContext {
   request: ApiRequest
@@ -73,10 +74,10 @@ const journalEntrySchema = once(() =>
       }),
       durationMs: z.number(),
       requestBody: documented(z.unknown(), {
-        description: 'The JSON body, passwords redacted (cut past --journal-body-bytes).',
+        description: `The JSON body, passwords redacted (cut past ${limitFlag('journalBodyBytes')}).`,
       }).optional(),
       responseBody: documented(z.unknown(), {
-        description: 'The response body as sent (cut past --journal-body-bytes).',
+        description: `The response body as sent (cut past ${limitFlag('journalBodyBytes')}).`,
       }).optional(),
       responseCode: z.int().nullable(),
       overrideId: documented(z.int(), {
@@ -104,7 +105,7 @@ const journalEntrySchema = once(() =>
       ).optional(),
       proxied: documented(z.literal(true), {
         description:
-          'Answered by the proxy target (--proxy), or passed through to the network in MSW (CONTRACT C4).',
+          "Answered by the proxy target (the server's proxy option), or passed through to the network in MSW (CONTRACT C4).",
       }).optional(),
     }),
     { id: 'JournalEntry' },
@@ -205,7 +206,8 @@ function controlRoutes(catalog: Catalog): Route<ControlOperation>[] {
           })
           .nullable(),
         {
-          description: 'The data file (the server with --data, default sandbox); null without one.',
+          description:
+            'The data file (the server with a data file, default sandbox); null without one.',
         },
       ),
     }),
@@ -339,8 +341,7 @@ function controlRoutes(catalog: Catalog): Route<ControlOperation>[] {
           docs: {
             operationId: 'listSandboxRequests',
             summary: 'The request journal, oldest first (order=desc: newest first)',
-            description:
-              'The last API requests of this sandbox (see --journal-size), with their headers; `page` and `pageSize` as for collections; `method`, `path` (a concrete path or a route template, relative to the base path) and `status` filter, and `total` counts the matches.',
+            description: `The last API requests of this sandbox (see ${limitFlag('journalSize')}), with their headers; \`page\` and \`pageSize\` as for collections; \`method\`, \`path\` (a concrete path or a route template, relative to the base path) and \`status\` filter, and \`total\` counts the matches.`,
             success: { status: 200, data: journalEntrySchema(), list: true },
             query: journalQuery(),
           },
@@ -388,8 +389,7 @@ function controlRoutes(catalog: Catalog): Route<ControlOperation>[] {
           docs: {
             operationId: 'createSandboxOverride',
             summary: 'Make a route answer something else',
-            description:
-              'Matches by method, path (template or concrete, relative to the base path), query, headers and JSON body; the newest match wins; `times` counts matching requests; `responses` answers a sequence. On an API path it applies after routing, authentication and permission; on a path the API lacks it answers without a token. An overridden request changes no data. Each sandbox keeps at most --max-overrides overrides taking --overrides-bytes (413 for one too large, 429 when full).',
+            description: `Matches by method, path (template or concrete, relative to the base path), query, headers and JSON body; the newest match wins; \`times\` counts matching requests; \`responses\` answers a sequence. On an API path it applies after routing, authentication and permission; on a path the API lacks it answers without a token. An overridden request changes no data. Each sandbox keeps at most ${limitFlag('maxOverrides')} overrides taking ${limitFlag('overridesBytes')} (413 for one too large, 429 when full).`,
             success: { status: 201, data: overrideSchema() },
             body: overrideInputSchema(),
           },

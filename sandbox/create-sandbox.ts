@@ -24,6 +24,7 @@ import { resolveOptions } from './options.js'
 import { InstanceRegistry } from '../state/registry.js'
 import type { RuntimeConfig, RuntimeConfigInput } from '../state/runtime-config.js'
 import { runtimeConfigPatchSchema } from '../state/runtime-config.js'
+import { flag } from './option-table.js'
 
 /** The whole data set of an API's resources as one JSON document, by resource name. */
 export type ApiDocument<D extends readonly AnyResourceDefinition[]> = Named<D, 'records'>
@@ -106,7 +107,7 @@ function checkPaths(
     path === CONTROL_PREFIX || path.startsWith(`${CONTROL_PREFIX}/`)
   if (inControl(basePath))
     throw new TypeError(
-      `Invalid sandbox options: baseUrl (--base-path): ${basePath} is inside the control API (${CONTROL_PREFIX}); pick another base path, like /api`,
+      `Invalid sandbox options: baseUrl (${flag('basePath')}): ${basePath} is inside the control API (${CONTROL_PREFIX}); pick another base path, like /api`,
     )
   if (openApiPath === null) return
   const underBase =

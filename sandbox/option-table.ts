@@ -5,10 +5,13 @@ import type { ProgressReporter } from '../db/progress.js'
 import type { ApiDefinition } from '../resources/api.js'
 import type { AnyResourceDefinition } from '../resources/define.js'
 import { DEFAULT_SEED, seedLimits } from '../resources/seed.js'
-import { defaultLimits, limitBounds } from '../state/limits.js'
+import type { OptionScope, OptionSpec } from '../contract/option-spec.js'
+import { option } from '../contract/option-spec.js'
+import { limitOptions } from '../state/limits.js'
 import type { OverrideInput } from '../state/overrides.js'
 import type { Delay } from '../state/runtime-config.js'
 import { defaultRuntimeConfig, runtimeConfigPatchSchema } from '../state/runtime-config.js'
+import { flagOf } from '../contract/option-spec.js'
 
 /**
  * Every option of the sandbox, the server and the command line, each declared once: its
@@ -18,54 +21,7 @@ import { defaultRuntimeConfig, runtimeConfigPatchSchema } from '../state/runtime
  * from this table (issue 31).
  */
 
-/**
- * Where an option applies: `sandbox` every sandbox (`createSandbox`, `setupSandbox`,
- * `startSandbox`, the server), `server` the Node server (`createSandboxServer`, `serve`), `cli`
- * the command line only.
- */
-export type OptionScope = 'sandbox' | 'server' | 'cli'
-
-/**
- * How a flag's text becomes a value before the schema checks it; `path` names a file or module
- * the command line reads itself (its content is then checked as the option).
- */
-export type FlagKind =
-  'integer' | 'number' | 'bytes' | 'text' | 'path' | 'boolean' | 'choice' | 'list'
-
-export interface OptionSpec<S extends z.ZodType = z.ZodType> {
-  /** Validates the option and documents it (built on first use: most sandboxes give few options). */
-  schema: () => S
-  scope: OptionScope
-  /** One line of help: `--help`, the reference docs. */
-  help: string
-  /** The default (none when undefined). */
-  default?: z.output<S>
-  /** The default in words, when it is computed (`a quarter of the heap limit`) or not a plain value. */
-  defaultText?: string
-  /** Its command-line flag; none for what only code can give (functions, objects). */
-  flag?: {
-    kind: FlagKind
-    /** A one-letter alias, e.g. `p` for `--port`. */
-    alias?: string
-    /** The value's name in `--help` and the docs, e.g. `<file>`. */
-    value?: string
-    /** Values a `choice` takes. */
-    choices?: readonly string[]
-    /** The flag's default in `--help` when it differs from the option's (`$PORT or 4010`). */
-    defaultText?: string
-  }
-}
-
-/** An option's spec, typed by its schema and its scope. */
-const option = <S extends z.ZodType, const Scope extends OptionScope>(
-  spec: OptionSpec<S> & { scope: Scope },
-): OptionSpec<S> & { scope: Scope } => spec
-
 const integer = (min: number, max: number) => () => z.int().min(min).max(max)
-const bounded = (name: keyof typeof limitBounds) => {
-  const [min, max] = limitBounds[name]
-  return integer(min, max)
-}
 const settings = () => runtimeConfigPatchSchema().shape
 const fn =
   <T>(what: string) =>
@@ -108,6 +64,7 @@ export const optionTable = {
   tokenTtl: option({
     schema: integer(1, 31_536_000),
     scope: 'sandbox',
+    lands: 'tokenTtl',
     help: 'Lifetime of session tokens from POST /sessions, in seconds',
     default: 3600,
     flag: { kind: 'integer' },
@@ -115,6 +72,7 @@ export const optionTable = {
   delay: option({
     schema: () => settings().delay as z.ZodType<Delay, Delay | string>,
     scope: 'sandbox',
+    lands: 'config.delay',
     help: 'Latency of every API response: 150 (ms) or 100-400 (uniform, seeded)',
     default: defaultRuntimeConfig.delay,
     flag: { kind: 'text', value: '<ms|min-max>' },
@@ -122,6 +80,7 @@ export const optionTable = {
   errorRate: option({
     schema: () => settings().errorRate,
     scope: 'sandbox',
+    lands: 'config.errorRate',
     help: 'Share (0-1) of API requests answered 500 / 50000 or 503 / 50300',
     default: defaultRuntimeConfig.errorRate,
     flag: { kind: 'number' },
@@ -129,6 +88,7 @@ export const optionTable = {
   dropRate: option({
     schema: () => settings().dropRate,
     scope: 'sandbox',
+    lands: 'config.dropRate',
     help: 'Share (0-1) of API requests whose connection is reset',
     default: defaultRuntimeConfig.dropRate,
     flag: { kind: 'number' },
@@ -136,6 +96,7 @@ export const optionTable = {
   strict: option({
     schema: () => settings().strict,
     scope: 'sandbox',
+    lands: 'config.strict',
     help: 'Unknown query parameters are 400, unknown or read-only body fields 422',
     default: defaultRuntimeConfig.strict,
     flag: { kind: 'boolean' },
@@ -143,6 +104,7 @@ export const optionTable = {
   auth: option({
     schema: () => settings().auth,
     scope: 'sandbox',
+    lands: 'config.auth',
     help: 'Require bearer tokens (--no-auth: requests without a token act as an admin)',
     default: defaultRuntimeConfig.auth,
     flag: { kind: 'boolean' },
@@ -150,6 +112,7 @@ export const optionTable = {
   control: option({
     schema: () => z.boolean(),
     scope: 'sandbox',
+    lands: 'control',
     help: 'Serve the control API under /__sandbox (--no-control: it answers 404)',
     default: true,
     flag: { kind: 'boolean' },
@@ -157,6 +120,7 @@ export const optionTable = {
   passthrough: option({
     schema: () => z.boolean(),
     scope: 'sandbox',
+    lands: 'passthrough',
     help: "MSW only (browser, tests): a request under the base path that no route and no override answers goes on to the network (MSW's passthrough()), so an app can be half mocked; the Node server forwards with proxy",
     default: false,
   }),
@@ -167,74 +131,19 @@ export const optionTable = {
         z.string().regex(/^\/[^?#\s]*$/, 'must be a path starting with /, like /openapi.json'),
       ]),
     scope: 'sandbox',
+    lands: 'openApiPath',
     help: 'Where the OpenAPI document is served (false: not at all); not on a route of the API nor under /__sandbox',
     default: '/openapi.json' as string | false,
   }),
   maxSandboxes: option({
     schema: integer(1, 100_000),
     scope: 'sandbox',
+    lands: 'maxSandboxes',
     help: 'Live X-Sandbox-Id sandboxes kept at most; the least recently used is dropped',
     default: 1000,
     flag: { kind: 'integer' },
   }),
-  journalSize: option({
-    schema: bounded('journalSize'),
-    scope: 'sandbox',
-    help: "Requests kept in each sandbox's journal (0: no journal)",
-    default: defaultLimits.journal.size,
-    flag: { kind: 'integer' },
-  }),
-  journalBodyBytes: option({
-    schema: bounded('journalBodyBytes'),
-    scope: 'sandbox',
-    help: 'Size of a request or response body the journal keeps, redacted, cut with a marker past it (0: none)',
-    default: defaultLimits.journal.bodyBytes,
-    flag: { kind: 'bytes' },
-  }),
-  journalBytes: option({
-    schema: bounded('journalBytes'),
-    scope: 'sandbox',
-    help: "Size one sandbox's journal may take, bodies counted; the oldest entries go first",
-    default: defaultLimits.journal.bytes,
-    flag: { kind: 'bytes' },
-  }),
-  maxSessions: option({
-    schema: bounded('maxSessions'),
-    scope: 'sandbox',
-    help: 'Live POST /sessions tokens per sandbox; past it a login gets 429 / 42900',
-    default: defaultLimits.maxSessions,
-    flag: { kind: 'integer' },
-  }),
-  sandboxesMemory: option({
-    schema: bounded('sandboxesMemory'),
-    scope: 'sandbox',
-    help: 'Memory all X-Sandbox-Id sandboxes may hold together (estimated); the least recently used are dropped',
-    default: defaultLimits.sandboxesMemory,
-    defaultText: 'the server: a quarter of the heap limit, at most 512MB; in process 256MB',
-    flag: { kind: 'bytes' },
-  }),
-  maxDocumentBytes: option({
-    schema: bounded('maxDocumentBytes'),
-    scope: 'sandbox',
-    help: 'Largest PUT /__sandbox/db body (413 / 41300 past it)',
-    default: defaultLimits.maxDocumentBytes,
-    flag: { kind: 'bytes' },
-  }),
-  maxOverrides: option({
-    schema: bounded('maxOverrides'),
-    scope: 'sandbox',
-    help: 'Overrides one sandbox keeps at most; adding one more is 429 / 42900',
-    default: defaultLimits.overrides.count,
-    flag: { kind: 'integer' },
-  }),
-  overridesBytes: option({
-    schema: bounded('overridesBytes'),
-    scope: 'sandbox',
-    help: "Memory one sandbox's overrides may take (estimated); one larger alone is 413 / 41300, one that no longer fits 429 / 42900",
-    default: defaultLimits.overrides.bytes,
-    defaultText: 'the server: a sixty-fourth of the heap limit, at most 32MB; in process 16MB',
-    flag: { kind: 'bytes' },
-  }),
+  ...limitOptions,
   overrides: option({
     schema: () =>
       z.custom<readonly OverrideInput[]>(
@@ -419,6 +328,7 @@ export const optionTable = {
   }),
 } as const
 
+export type { OptionScope, OptionSpec } from '../contract/option-spec.js'
 export type OptionName = keyof typeof optionTable
 type Table = typeof optionTable
 
@@ -464,7 +374,9 @@ export const optionSchema = Object.fromEntries(
   Object.entries(optionTable).map(([name, spec]) => [name, once(spec.schema as () => z.ZodType)]),
 ) as { readonly [K in OptionName]: () => ReturnType<Table[K]['schema']> }
 
-/** An option's flag name: `--journal-body-bytes` for `journalBodyBytes`. */
-export function flagName(option: string): string {
-  return option.replace(/[A-Z]/g, (letter) => `-${letter.toLowerCase()}`)
+export { flagName } from '../contract/option-spec.js'
+
+/** An option's flag, for messages: `flag('allowedHosts')` is `--allowed-hosts`. */
+export function flag(name: OptionName): string {
+  return flagOf(name)
 }

@@ -1,3 +1,4 @@
+import { landed } from '../contract/option-spec.js'
 import { trimSlashes } from '../contract/params.js'
 import { closest, distance } from 'fastest-levenshtein'
 import { describeIssues, safeParseReporting } from '../contract/issues.js'
@@ -127,34 +128,18 @@ export function resolveOptions(options: SandboxOptions & { api: ApiDefinition })
   const now = clock ? () => clockTime(clock) : Date.now
   // Asked once now, so that a clock giving no time is refused here, not at the first write.
   if (clock) now()
+  // Every row with a landing place, given or at its default, where it lands (issue 44).
+  const { config, openApiPath, ...landedRows } = landed(optionTable, given) as Pick<
+    ResolvedOptions,
+    'tokenTtl' | 'control' | 'passthrough' | 'maxSandboxes' | 'limits'
+  > & { config: Partial<RuntimeConfig>; openApiPath: string | false }
   return {
+    ...landedRows,
     ...seedOptions(catalog, given),
     catalog,
     ...parseBaseUrl(valueOr(given, 'baseUrl')),
-    tokenTtl: valueOr(given, 'tokenTtl'),
-    control: valueOr(given, 'control'),
-    passthrough: valueOr(given, 'passthrough'),
-    openApiPath:
-      valueOr(given, 'openApiPath') === false ? null : (valueOr(given, 'openApiPath') as string),
-    maxSandboxes: valueOr(given, 'maxSandboxes'),
-    limits: {
-      journal: {
-        size: valueOr(given, 'journalSize'),
-        bodyBytes: valueOr(given, 'journalBodyBytes'),
-        bytes: valueOr(given, 'journalBytes'),
-      },
-      maxSessions: valueOr(given, 'maxSessions'),
-      sandboxesMemory: valueOr(given, 'sandboxesMemory'),
-      maxDocumentBytes: valueOr(given, 'maxDocumentBytes'),
-      overrides: { count: valueOr(given, 'maxOverrides'), bytes: valueOr(given, 'overridesBytes') },
-    },
-    config: withSettings(defaultRuntimeConfig, {
-      delay: given.delay as RuntimeConfig['delay'] | undefined,
-      errorRate: given.errorRate as number | undefined,
-      dropRate: given.dropRate as number | undefined,
-      strict: given.strict as boolean | undefined,
-      auth: given.auth as boolean | undefined,
-    }),
+    openApiPath: openApiPath === false ? null : openApiPath,
+    config: withSettings(defaultRuntimeConfig, config),
     now,
     onUnexpectedError:
       (given.onUnexpectedError as ((error: unknown) => void) | undefined) ??

@@ -1,6 +1,7 @@
 import { isIP } from 'node:net'
 import { ApiError } from '../contract/api-error.js'
 import { clip, trimSlashes } from '../contract/params.js'
+import { flag } from '../sandbox/option-table.js'
 
 /**
  * CONTRACT C3: who may talk to a sandbox left running. The `Host` check stops DNS rebinding
@@ -83,7 +84,7 @@ export function hostGuard(
     return ApiError.of(
       'permissionDenied',
       /^(?:\[[0-9a-f:.]+\]|[a-z0-9_.-]+)$/i.test(name)
-        ? `host '${clip(host, 200)}' is not allowed: start the sandbox with --allowed-hosts ${clip(name, 200)} (or --allowed-hosts all)`
+        ? `host '${clip(host, 200)}' is not allowed: start the sandbox with ${flag('allowedHosts')} ${clip(name, 200)} (or ${flag('allowedHosts')} all)`
         : `host '${clip(host, 200)}' is not a host name`,
     )
   }
@@ -112,6 +113,6 @@ export function originRefused(origin: string): ApiError {
   const shown = origin.slice(0, 200)
   return ApiError.of(
     'permissionDenied',
-    `origin '${shown}' is not allowed: start the sandbox with --cors-origin ${shown} (or --cors-origin '*')`,
+    `origin '${shown}' is not allowed: start the sandbox with ${flag('corsOrigin')} ${shown} (or ${flag('corsOrigin')} '*')`,
   )
 }

@@ -23,6 +23,7 @@ import { checkSnapshot } from '../resources/document.js'
 import type { Persistence, PersistenceStatus } from '../state/instance.js'
 import { realTarget, syncFolder, tempPathBeside } from './atomic-file.js'
 import { logLine, replayLog } from './data-log.js'
+import { flag } from '../sandbox/option-table.js'
 
 /**
  * After this long without writes, the log is folded into the data file; at least ten times
@@ -335,7 +336,7 @@ export class DataFile implements Persistence {
     if (code === 'EROFS')
       return `cannot ${verb} data file ${this.path}: the file system is read-only`
     if (code === 'EACCES' || code === 'EPERM')
-      return `cannot ${verb} data file ${this.path}: permission denied; pick a --data path you may write`
+      return `cannot ${verb} data file ${this.path}: permission denied; pick a ${flag('data')} path you may write`
     return `cannot ${verb} data file ${this.path}: ${reasonOf(error)}`
   }
 
@@ -343,7 +344,7 @@ export class DataFile implements Persistence {
   async #lock(): Promise<void> {
     if (heldLocks.has(this.#lockPath)) {
       throw new DataFileError(
-        `data file ${this.path} is in use by another shop-sandbox (pid ${process.pid}); stop it or pick another --data file`,
+        `data file ${this.path} is in use by another shop-sandbox (pid ${process.pid}); stop it or pick another ${flag('data')} file`,
       )
     }
     for (let attempt = 0; attempt < 2; attempt++) {
@@ -361,15 +362,15 @@ export class DataFile implements Persistence {
           const folder = await stat(dirname(this.#target)).catch(() => null)
           throw new DataFileError(
             folder?.isDirectory()
-              ? `cannot use data file ${this.path}: its folder takes no new files (the lock and the log go beside it); pick a --data path in a folder you may write`
-              : `cannot create data file ${this.path}: its folder does not exist; create it or pick another --data path`,
+              ? `cannot use data file ${this.path}: its folder takes no new files (the lock and the log go beside it); pick a ${flag('data')} path in a folder you may write`
+              : `cannot create data file ${this.path}: its folder does not exist; create it or pick another ${flag('data')} path`,
           )
         }
         if (code !== 'EEXIST') throw new DataFileError(this.#cannot('lock', error))
         const owner = await this.#lockOwner()
         if (owner !== null && alive(owner)) {
           throw new DataFileError(
-            `data file ${this.path} is in use by another shop-sandbox (pid ${owner}); stop it or pick another --data file`,
+            `data file ${this.path} is in use by another shop-sandbox (pid ${owner}); stop it or pick another ${flag('data')} file`,
           )
         }
         await rm(this.#lockPath, { force: true })

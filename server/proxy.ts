@@ -10,6 +10,7 @@ import { BODY_LIMIT, bodiesBusy } from '../http/body.js'
 import type { Context } from '../http/context.js'
 import type { BodyBudget } from './node-request.js'
 import type { Exchange, Recorder } from './record.js'
+import { flag } from '../sandbox/option-table.js'
 
 /**
  * CONTRACT C4's proxy: a request under the base path that no route and no override answers is
@@ -155,7 +156,7 @@ function exchange(
         fail(
           ApiError.of(
             'gatewayTimeout',
-            `the proxy target ${target} did not answer within ${options.timeoutMs} ms (--proxy-timeout)`,
+            `the proxy target ${target} did not answer within ${options.timeoutMs} ms (${flag('proxyTimeout')})`,
           ),
         ),
       options.timeoutMs,
@@ -213,7 +214,7 @@ function exchange(
 function tooBig(target: string, maxBytes: number): ApiError {
   return ApiError.of(
     'badGateway',
-    `the proxy target ${target} answered more than ${maxBytes} bytes (--max-document-bytes)`,
+    `the proxy target ${target} answered more than ${maxBytes} bytes (${flag('maxDocumentBytes')})`,
   )
 }
 

@@ -18,6 +18,7 @@ import {
 } from '../state/overrides.js'
 import { realTarget, writeAtomic } from './atomic-file.js'
 import type { IncomingHttpHeaders } from 'node:http'
+import { flag } from '../sandbox/option-table.js'
 
 /**
  * `--record <file>` (CONTRACT C4): each proxied exchange becomes an override in the format
@@ -172,7 +173,7 @@ export class Recorder {
     if (count > this.limits.count || bytes > this.limits.bytes) {
       if (!this.#full)
         this.warn(
-          `shop-sandbox: ${this.file} holds what --overrides loads at most (${this.limits.count} overrides, --max-overrides; about ${this.limits.bytes} bytes of them, --overrides-bytes): further exchanges are not recorded`,
+          `shop-sandbox: ${this.file} holds what ${flag('overrides')} loads at most (${this.limits.count} overrides, ${flag('maxOverrides')}; about ${this.limits.bytes} bytes of them, ${flag('overridesBytes')}): further exchanges are not recorded`,
         )
       this.#full = true
       return

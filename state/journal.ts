@@ -9,6 +9,7 @@ import {
 } from '../contract/secrets.js'
 import type { ApiResponse } from '../contract/exchange.js'
 import type { NearMiss } from './overrides.js'
+import type { JournalLimits } from './limits.js'
 import { pathMatcher } from './overrides.js'
 
 /** One API request as the journal shows it (`GET /__sandbox/requests`). */
@@ -83,22 +84,6 @@ export interface JournalFilter {
   status?: number
   /** `asc` (default): oldest first; `desc`: newest first. */
   order?: 'asc' | 'desc'
-}
-
-/** How much a journal keeps (CONTRACT C3: bounds in bytes as well as counts). */
-export interface JournalLimits {
-  /** Requests kept at most; 0 turns the journal off. */
-  size: number
-  /** Bytes of one request body kept (redacted JSON); longer ones are cut with a marker; 0 keeps none. */
-  bodyBytes: number
-  /** Bytes all kept entries may take (estimated); the oldest go first. */
-  bytes: number
-}
-
-export const defaultJournalLimits: Readonly<JournalLimits> = {
-  size: 1000,
-  bodyBytes: 16 * 1024,
-  bytes: 4 * 1024 * 1024,
 }
 
 /**
@@ -176,7 +161,7 @@ export class Journal {
   #nextId = 1
   #bytes = 0
 
-  constructor(readonly limits: JournalLimits = defaultJournalLimits) {}
+  constructor(readonly limits: JournalLimits) {}
 
   add(record: JournalRecord): void {
     const { size, bodyBytes, bytes: budget } = this.limits

@@ -1,11 +1,28 @@
-import type { JournalLimits } from './journal.js'
-import { defaultJournalLimits } from './journal.js'
-import type { OverrideLimits } from './overrides.js'
+import * as z from 'zod'
+import type { OptionSpec } from '../contract/option-spec.js'
+import { flagOf, landed, option } from '../contract/option-spec.js'
+
+/** How much a journal keeps (CONTRACT C3: bounds in bytes as well as counts). */
+export interface JournalLimits {
+  /** Requests kept at most; 0 turns the journal off. */
+  size: number
+  /** Bytes of one request body kept (redacted JSON); longer ones are cut with a marker; 0 keeps none. */
+  bodyBytes: number
+  /** Bytes all kept entries may take (estimated); the oldest go first. */
+  bytes: number
+}
+
+/** How many overrides, and how many bytes of them, one sandbox keeps (CONTRACT C3). */
+export interface OverrideLimits {
+  count: number
+  bytes: number
+}
 
 /**
  * The bounds of CONTRACT C3, in bytes as well as counts: what one request, one sandbox and
  * all named sandboxes together may hold. Past a bound the sandbox evicts (least recently used
- * first) or refuses with the contract's error; the README lists each with its flag.
+ * first) or refuses with the contract's error. Each is an option (a row of the option table:
+ * its bounds, default, unit, flag and where it lands in the resolved options).
  */
 export interface SandboxLimits {
   journal: JournalLimits
@@ -20,26 +37,95 @@ export interface SandboxLimits {
 }
 
 const MiB = 1024 * 1024
+const integer = (min: number, max: number) => () => z.int().min(min).max(max)
 
-export const defaultLimits: Readonly<SandboxLimits> = {
-  journal: defaultJournalLimits,
-  maxSessions: 10_000,
-  sandboxesMemory: 256 * MiB,
-  maxDocumentBytes: 8 * MiB,
-  overrides: { count: 1000, bytes: 16 * MiB },
+/** The limits as options: one row each. */
+export const limitOptions = {
+  journalSize: option({
+    schema: integer(0, 100_000),
+    scope: 'sandbox',
+    help: "Requests kept in each sandbox's journal (0: no journal)",
+    default: 1000,
+    unit: 'requests',
+    lands: 'limits.journal.size',
+    flag: { kind: 'integer' },
+  }),
+  journalBodyBytes: option({
+    schema: integer(0, MiB),
+    scope: 'sandbox',
+    help: 'Size of a request or response body the journal keeps, redacted, cut with a marker past it (0: none)',
+    default: 16 * 1024,
+    unit: 'bytes',
+    lands: 'limits.journal.bodyBytes',
+    flag: { kind: 'bytes' },
+  }),
+  journalBytes: option({
+    schema: integer(0, 1024 * MiB),
+    scope: 'sandbox',
+    help: "Size one sandbox's journal may take, bodies counted; the oldest entries go first",
+    default: 4 * MiB,
+    unit: 'bytes',
+    lands: 'limits.journal.bytes',
+    flag: { kind: 'bytes' },
+  }),
+  maxSessions: option({
+    schema: integer(1, 1_000_000),
+    scope: 'sandbox',
+    help: 'Live POST /sessions tokens per sandbox; past it a login gets 429 / 42900',
+    default: 10_000,
+    unit: 'sessions',
+    lands: 'limits.maxSessions',
+    flag: { kind: 'integer' },
+  }),
+  sandboxesMemory: option({
+    schema: integer(MiB, 64 * 1024 * MiB),
+    scope: 'sandbox',
+    help: 'Memory all X-Sandbox-Id sandboxes may hold together (estimated); the least recently used are dropped',
+    default: 256 * MiB,
+    defaultText: 'the server: a quarter of the heap limit, at most 512MB; in process 256MB',
+    unit: 'bytes',
+    lands: 'limits.sandboxesMemory',
+    flag: { kind: 'bytes' },
+  }),
+  maxDocumentBytes: option({
+    schema: integer(1024, 1024 * MiB),
+    scope: 'sandbox',
+    help: 'Largest PUT /__sandbox/db body (413 / 41300 past it)',
+    default: 8 * MiB,
+    unit: 'bytes',
+    lands: 'limits.maxDocumentBytes',
+    flag: { kind: 'bytes' },
+  }),
+  maxOverrides: option({
+    schema: integer(1, 100_000),
+    scope: 'sandbox',
+    help: 'Overrides one sandbox keeps at most; adding one more is 429 / 42900',
+    default: 1000,
+    unit: 'overrides',
+    lands: 'limits.overrides.count',
+    flag: { kind: 'integer' },
+  }),
+  overridesBytes: option({
+    schema: integer(64 * 1024, 1024 * MiB),
+    scope: 'sandbox',
+    help: "Memory one sandbox's overrides may take (estimated); one larger alone is 413 / 41300, one that no longer fits 429 / 42900",
+    default: 16 * MiB,
+    defaultText: 'the server: a sixty-fourth of the heap limit, at most 32MB; in process 16MB',
+    unit: 'bytes',
+    lands: 'limits.overrides.bytes',
+    flag: { kind: 'bytes' },
+  }),
+} as const satisfies Record<string, OptionSpec>
+
+export type LimitName = keyof typeof limitOptions
+
+/** A limit's flag, for messages (`--max-overrides`). */
+export function limitFlag(name: LimitName): string {
+  return flagOf(name)
 }
 
-/** [min, max] of each numeric limit (options and CLI flags take the same). */
-export const limitBounds = {
-  journalSize: [0, 100_000],
-  journalBodyBytes: [0, MiB],
-  journalBytes: [0, 1024 * MiB],
-  maxSessions: [1, 1_000_000],
-  sandboxesMemory: [MiB, 64 * 1024 * MiB],
-  maxDocumentBytes: [1024, 1024 * MiB],
-  maxOverrides: [1, 100_000],
-  overridesBytes: [64 * 1024, 1024 * MiB],
-} as const
+/** Every limit at its default. */
+export const defaultLimits = landed(limitOptions).limits as Readonly<SandboxLimits>
 
 /** Estimated bytes one live session token takes (token string, map entry, record). */
 export const SESSION_BYTES = 200

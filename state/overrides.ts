@@ -9,6 +9,8 @@ import { JSON_CONTENT_TYPE } from '../contract/envelope.js'
 import type { ApiResponse } from '../contract/exchange.js'
 import { pastAscii } from '../contract/exchange.js'
 import { headerNameProblem, headerValueProblem, SERVER_OWNED_HEADERS } from '../contract/headers.js'
+import type { OverrideLimits } from './limits.js'
+import { limitFlag } from './limits.js'
 import { MAX_DELAY_MS } from './runtime-config.js'
 
 /** Methods an override may name (HEAD is matched by GET overrides, as by GET routes). */
@@ -98,7 +100,7 @@ const overrideResponseSchema = once(() =>
         }).optional(),
         text: documented(z.string(), {
           description:
-            'A body that is not JSON (an HTML page, CSV), sent as it is, as UTF-8; its Content-Type from `headers`, else text/plain. What --record writes for such answers.',
+            'A body that is not JSON (an HTML page, CSV), sent as it is, as UTF-8; its Content-Type from `headers`, else text/plain. What the recorder (the server’s record option) writes for such answers.',
         }).optional(),
         headers: documented(responseHeadersSchema, {
           description:
@@ -441,16 +443,10 @@ interface Stored extends Override {
   bytes: number
 }
 
-/** How many overrides, and how many bytes of them, one sandbox keeps (CONTRACT C3). */
-export interface OverrideLimits {
-  count: number
-  bytes: number
-}
-
 /** What every override costs besides its values (matcher, record). */
 const OVERRIDE_OVERHEAD = 512
 
-/** What an override is counted as against `--overrides-bytes` (the recorder counts the same). */
+/** What an override is counted as against its sandbox's `overridesBytes` (the recorder counts the same). */
 export function overrideFootprint(input: unknown): number {
   return OVERRIDE_OVERHEAD + jsonFootprint(input).bytes
 }
@@ -473,7 +469,7 @@ export class Overrides {
   #nextId = 1
   #bytes = 0
 
-  constructor(readonly limits: OverrideLimits = { count: 1000, bytes: 16 * 1024 * 1024 }) {}
+  constructor(readonly limits: OverrideLimits) {}
 
   /**
    * Stores an already validated override; past the sandbox's bounds, an
@@ -483,19 +479,19 @@ export class Overrides {
     const bytes = overrideFootprint(input)
     if (bytes > this.limits.bytes) {
       throw new OverrideBoundError(
-        `override too large: it takes about ${bytes} bytes, over the ${this.limits.bytes} bytes overrides may take in one sandbox (--overrides-bytes)`,
+        `override too large: it takes about ${bytes} bytes, over the ${this.limits.bytes} bytes overrides may take in one sandbox (${limitFlag('overridesBytes')})`,
         'too-large',
       )
     }
     if (this.#list.length >= this.limits.count) {
       throw new OverrideBoundError(
-        `this sandbox already has ${this.#list.length} overrides, the most it keeps (--max-overrides); remove some (DELETE /__sandbox/overrides)`,
+        `this sandbox already has ${this.#list.length} overrides, the most it keeps (${limitFlag('maxOverrides')}); remove some (DELETE /__sandbox/overrides)`,
         'full',
       )
     }
     if (this.#bytes + bytes > this.limits.bytes) {
       throw new OverrideBoundError(
-        `this sandbox's overrides would take about ${this.#bytes + bytes} bytes, over --overrides-bytes ${this.limits.bytes}; remove some (DELETE /__sandbox/overrides)`,
+        `this sandbox's overrides would take about ${this.#bytes + bytes} bytes, over ${limitFlag('overridesBytes')} ${this.limits.bytes}; remove some (DELETE /__sandbox/overrides)`,
         'full',
       )
     }

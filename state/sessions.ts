@@ -1,4 +1,5 @@
 import { ApiError } from '../contract/api-error.js'
+import { limitFlag } from './limits.js'
 
 /**
  * Session tokens issued by `POST /sessions`: each maps to a user until it expires or is
@@ -25,7 +26,7 @@ export class Sessions {
     if (this.#tokens.size >= this.capacity) {
       throw ApiError.of(
         'rateLimited',
-        `too many live sessions in this sandbox (${this.capacity}): end one with DELETE /sessions/current, wait for one to expire, or start with a larger --max-sessions`,
+        `too many live sessions in this sandbox (${this.capacity}): end one with DELETE /sessions/current, wait for one to expire, or start with a larger ${limitFlag('maxSessions')}`,
       )
     }
     const token = `sbx_${randomToken()}`
