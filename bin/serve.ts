@@ -1,7 +1,7 @@
 import { readFile, stat } from 'node:fs/promises'
 import type { OverrideInput } from '../state/overrides.js'
 import { parseOverride } from '../state/overrides.js'
-import { DataFileError } from '../server/persistence.js'
+import { DataFileError } from '../server/data-file/index.js'
 import type { SandboxServerOptions } from '../server/server.js'
 import { heapShare } from '../server/server.js'
 import { createSandboxServer } from '../node/create-server.js'

@@ -16,7 +16,7 @@ import {
   overrideFootprint,
   parseOverride,
 } from '../state/overrides.js'
-import { realTarget, writeAtomic } from './atomic-file.js'
+import { realTarget, writeAtomic } from './data-file/atomic.js'
 import type { IncomingHttpHeaders } from 'node:http'
 import { flag } from '../sandbox/option-table.js'
 

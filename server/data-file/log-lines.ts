@@ -1,5 +1,5 @@
-import type { Snapshot, StoreChange } from '../db/store.js'
-import type { Row } from '../db/table.js'
+import type { Snapshot, StoreChange } from '../../db/store.js'
+import type { Row } from '../../db/table.js'
 
 /**
  * The data file's append-only log (CONTRACT C3, issue 30): one JSON line per flush, written and

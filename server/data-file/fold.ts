@@ -1,0 +1,187 @@
+import { closeSync, fchmodSync, fsyncSync, openSync, renameSync, rmSync, writeSync } from 'node:fs'
+import { copyFile, open, rename, rm, stat } from 'node:fs/promises'
+import { basename, dirname, join } from 'node:path'
+import type { Snapshot } from '../../db/store.js'
+import type { Row } from '../../db/table.js'
+import type { Catalog } from '../../resources/catalog.js'
+import { syncFolder, tempPathBeside } from './atomic.js'
+import { reasonOf } from './errors.js'
+
+/** A hand edit is read once the file has not changed for this long. */
+const SETTLE_MS = 50
+
+/** What the file was when this server last wrote or read it, to tell hand edits from its own writes. */
+export type Known = { size: number; mtimeMs: number; ino: number }
+
+export function same(a: Known, b: Known): boolean {
+  return a.size === b.size && a.mtimeMs === b.mtimeMs && a.ino === b.ino
+}
+
+/**
+ * The data file itself, written whole (the log folded into it): a temp file with the file's
+ * mode (and owner, where this process may) fsynced, renamed over the real file, the folder
+ * fsynced. Pretty-printed as json-server writes `db.json`: resources in the API's order,
+ * fields in the schema's. Knows what it last wrote, to tell a hand edit from its own write.
+ */
+export class FoldedFile {
+  /** The real file: the path itself, or where its chain of symlinks ends. */
+  target: string
+  mode = 0o644
+  owner: { uid: number; gid: number } | null = null
+  /** The file as this server last wrote or read it (null: unknown, or removed). */
+  known: Known | null = null
+  /** Its size in characters (the log is folded in once it holds half as much). */
+  bytes = 0
+  lastSavedAt: string | null = null
+  /** How long the last whole-file write took. */
+  lastWriteMs = 0
+
+  constructor(
+    /** The data file as given (for messages). */
+    readonly path: string,
+    target: string,
+    readonly catalog: Catalog,
+    readonly pretty: boolean,
+    readonly print: (line: string) => void,
+  ) {
+    this.target = target
+  }
+
+  /** The data as the file holds it: resources in the API's order, fields in the schema's. */
+  serialize(snapshot: Snapshot): string {
+    const document: Record<string, unknown> = {}
+    for (const resource of this.catalog.resources) {
+      const fields = resource.fields
+      document[resource.name] = (snapshot[resource.name] ?? []).map((record) =>
+        ordered(record, fields),
+      )
+    }
+    document.nextIds = snapshot.nextIds
+    return `${JSON.stringify(document, null, this.pretty ? 2 : undefined)}\n`
+  }
+
+  /**
+   * Writes the whole file. A hand edit that arrived since this server last looked is kept
+   * beside the file first, and reported.
+   */
+  async write(snapshot: Snapshot): Promise<void> {
+    const started = performance.now()
+    const text = this.serialize(snapshot)
+    const temp = tempPathBeside(this.target)
+    // The file's mode and owner as they are now (someone may have changed them meanwhile).
+    const current = await stat(this.target).catch(() => null)
+    if (current) {
+      this.mode = current.mode & 0o7777
+      this.owner = { uid: current.uid, gid: current.gid }
+    }
+    // What the file is once renamed (a rename keeps the inode and mtime), known before the
+    // rename: an edit right after it is then never taken for this server's own write.
+    let written: Known
+    try {
+      const handle = await open(temp, 'wx', this.mode)
+      try {
+        await handle.writeFile(text, 'utf8')
+        await handle.chmod(this.mode)
+        if (this.owner) await handle.chown(this.owner.uid, this.owner.gid).catch(() => undefined)
+        await handle.sync()
+        const { size, mtimeMs, ino } = await handle.stat()
+        written = { size, mtimeMs, ino }
+      } finally {
+        await handle.close()
+      }
+      const now = await this.stat()
+      if (now !== null && this.known !== null && !same(now, this.known)) {
+        await this.settled()
+        await this.keepEdit('was edited on disk while the sandbox had changes to write')
+      }
+      await rename(temp, this.target)
+    } catch (error) {
+      await rm(temp, { force: true }).catch(() => undefined)
+      throw error
+    }
+    this.known = written
+    await syncFolder(dirname(this.target))
+    this.bytes = text.length
+    this.lastSavedAt = new Date().toISOString()
+    this.lastWriteMs = performance.now() - started
+  }
+
+  /** {@link write}, synchronously (an exit that cannot wait); throws what writing threw. */
+  writeSync(snapshot: Snapshot): void {
+    const temp = tempPathBeside(this.target)
+    try {
+      const fd = openSync(temp, 'wx', this.mode)
+      try {
+        writeSync(fd, this.serialize(snapshot))
+        fchmodSync(fd, this.mode)
+        fsyncSync(fd)
+      } finally {
+        closeSync(fd)
+      }
+      renameSync(temp, this.target)
+    } catch (error) {
+      rmSync(temp, { force: true })
+      throw error
+    }
+  }
+
+  /**
+   * Copies the file as it is now beside it (`<name>.edit-<time>.json`) and says why: the
+   * sandbox's data wins (acknowledged writes are never dropped), or the edit is invalid.
+   */
+  async keepEdit(
+    why: string,
+    verdict = "the sandbox's data wins (acknowledged writes are never dropped)",
+  ): Promise<string | null> {
+    const stamp = new Date().toISOString().replace(/[:.]/g, '-')
+    const copy = join(
+      dirname(this.target),
+      `${basename(this.target).replace(/\.json$/i, '')}.edit-${stamp}.json`,
+    )
+    try {
+      await copyFile(this.target, copy)
+      this.print(`shop-sandbox: ${this.path} ${why}; ${verdict}; your edit is kept in ${copy}`)
+      return copy
+    } catch (error) {
+      this.print(
+        `shop-sandbox: ${this.path} ${why}; ${verdict}; your edit could not be kept (${reasonOf(error)})`,
+      )
+      return null
+    }
+  }
+
+  /**
+   * The file's state once it stops changing: an editor (or `writeFile`) empties the file and
+   * then writes it, and what is seen in between is no edit of anyone's.
+   */
+  async settled(): Promise<Known | null> {
+    let before = await this.stat()
+    for (let look = 0; look < 20; look++) {
+      await new Promise((resolve) => setTimeout(resolve, SETTLE_MS))
+      const after = await this.stat()
+      if (before === null || after === null || same(before, after)) return after
+      before = after
+    }
+    return before
+  }
+
+  async stat(): Promise<Known | null> {
+    try {
+      const { size, mtimeMs, ino } = await stat(this.target)
+      return { size, mtimeMs, ino }
+    } catch {
+      return null
+    }
+  }
+}
+
+/** A record with the schema's fields first, in the schema's order (as it is when already so). */
+function ordered(record: Row, fields: readonly string[]): Row {
+  const keys = Object.keys(record)
+  if (keys.length === fields.length && keys.every((key, index) => key === fields[index]))
+    return record
+  const copy: Record<string, unknown> = {}
+  for (const field of fields) if (field in record) copy[field] = (record as never)[field]
+  for (const key of keys) if (!(key in copy)) copy[key] = (record as never)[key]
+  return copy as unknown as Row
+}
