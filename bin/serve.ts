@@ -1,6 +1,6 @@
 import { readFile, stat } from 'node:fs/promises'
-import type { OverrideInput } from '../state/overrides.js'
-import { parseOverride } from '../state/overrides.js'
+import type { OverrideInput } from '../state/overrides/index.js'
+import { parseOverride } from '../state/overrides/index.js'
 import { DataFileError } from '../server/data-file/index.js'
 import type { SandboxServerOptions } from '../server/server.js'
 import { heapShare } from '../server/server.js'

@@ -3,10 +3,8 @@ import type { Catalog, Resource } from '../resources/catalog.js'
 import type { Row } from '../resources/define.js'
 import { sortKey } from '../resources/list.js'
 import { isAdmin } from '../http/auth.js'
-import { jsonDepthExceeds, MAX_JSON_DEPTH, openersExceed } from '../http/body.js'
 import { apiRoutes } from '../http/routes.js'
 import type { Sandbox } from '../sandbox/create-sandbox.js'
-import { defaultLimits } from '../state/limits.js'
 
 /**
  * CONTRACT C4's drift check: probes a deployment of the real API and reports where it differs
@@ -18,47 +16,6 @@ import { defaultLimits } from '../state/limits.js'
  * check cannot disagree with the sandbox: run against the sandbox, it finds no drift.
  */
 
-export interface CheckOptions {
-  /** The API's base URL (with its base path), e.g. `https://staging.example.com/api`. */
-  url: string
-  /**
-   * A bearer token of an admin account of the target (default: the API's first fixed admin
-   * token, what the sandbox itself accepts; a real API wants its own).
-   */
-  token?: string
-  /** A member's token: adds the probes of what members may not do (403). */
-  memberToken?: string
-  /** Also create, update, conflict, refuse and delete records of its own (removed after). */
-  writes?: boolean
-  /** Milliseconds a probe may take (default 10 s). */
-  timeoutMs?: number
-}
-
-export interface ProbeResult {
-  /** `GET /users?sort=name&order=asc`, and what it checks. */
-  probe: string
-  ok: boolean
-  /** What differs, one entry per difference. */
-  drift: string[]
-}
-
-export interface CheckReport {
-  target: string
-  /** False when the target could not be reached (exit 2); then `error` says why. */
-  reachable: boolean
-  error?: string
-  probes: ProbeResult[]
-  summary: { probes: number; ok: number; drift: number }
-}
-
-export interface Reply {
-  status: number
-  headers: Headers
-  // eslint-disable-next-line @typescript-eslint/no-explicit-any -- envelopes of any resource
-  body: any
-  text: string
-}
-
 interface Ask {
   method?: string
   token?: string | null
@@ -67,6 +24,22 @@ interface Ask {
 }
 
 class Unreachable extends Error {}
+import type { CheckOptions, CheckReport, ProbeResult, Reply } from './report.js'
+import { summary } from './report.js'
+import { ANSWER_LIMIT, read } from './answer.js'
+import {
+  echoes,
+  envelopeDrift,
+  listDrift,
+  listOf,
+  payloadField,
+  recordDrift,
+  statusDrift,
+} from './shape.js'
+
+export type { CheckOptions, CheckReport, ProbeResult, Reply } from './report.js'
+export { reportJson, reportLines } from './report.js'
+export { read } from './answer.js'
 
 /** Runs every probe against `options.url`; `oracle` is a sandbox of the same catalog. */
 export async function checkDrift(
@@ -487,59 +460,6 @@ function variants(value: string, stamp: string): string[] {
   ]
 }
 
-/** Bytes of a target's answer read (decoded); the rest is not read (a gzip bomb, an endless body). */
-const ANSWER_LIMIT = defaultLimits.maxDocumentBytes
-/** Objects and arrays of a target's answer parsed at most: a page of 100 records holds a few thousand. */
-const ANSWER_VALUES = 100_000
-
-/** A target's answer, read within `limit` bytes and parsed when its shape allows (see below). */
-export async function read(response: Response, limit = Number.POSITIVE_INFINITY): Promise<Reply> {
-  let text = ''
-  if (response.body) {
-    const decoder = new TextDecoder()
-    const reader = response.body.getReader()
-    let size = 0
-    for (;;) {
-      const { done, value: chunk } = await reader.read()
-      if (done) break
-      size += chunk.byteLength
-      if (size > limit) {
-        await reader.cancel().catch(() => {})
-        return {
-          status: response.status,
-          headers: response.headers,
-          body: null,
-          text: `(an answer longer than ${limit} bytes: not read further)`,
-        }
-      }
-      text += decoder.decode(chunk, { stream: true })
-    }
-    text += decoder.decode()
-  }
-  // Nested past what the contract takes in a request (C3), or more objects and arrays than any
-  // page of records holds: not parsed (the parse, and every walk of the value after it, would
-  // cost the check far more than it cost the target to send).
-  const shape = openersExceed(text, ANSWER_VALUES)
-    ? `more than ${ANSWER_VALUES} objects and arrays`
-    : jsonDepthExceeds(text, MAX_JSON_DEPTH)
-      ? `nested deeper than ${MAX_JSON_DEPTH} levels`
-      : null
-  if (shape !== null)
-    return {
-      status: response.status,
-      headers: response.headers,
-      body: null,
-      text: `(JSON with ${shape}: not read)`,
-    }
-  let body: unknown = null
-  try {
-    body = text ? JSON.parse(text) : null
-  } catch {
-    // Not JSON: the envelope check says so.
-  }
-  return { status: response.status, headers: response.headers, body, text }
-}
-
 function oracleToken(catalog: Catalog, oracle: Sandbox, admin: boolean): string | null {
   const { accounts } = catalog
   for (const { token, userId } of accounts.tokens) {
@@ -572,178 +492,4 @@ function methods(allow: string): string {
     .filter(Boolean)
     .sort()
     .join(', ')
-}
-
-function statusDrift(reply: Reply, status: number): string[] {
-  return reply.status === status
-    ? []
-    : [
-        `status ${reply.status}, expected ${status}${reply.body?.message ? ` (${String(reply.body.message).slice(0, 100)})` : ''}`,
-      ]
-}
-
-/** CONTRACT B's envelope and headers on any JSON answer. */
-function envelopeDrift(reply: Reply): string[] {
-  if (reply.status === 204 || reply.status === 304) return []
-  const drift: string[] = []
-  if (!/^application\/json\b/i.test(reply.headers.get('content-type') ?? ''))
-    drift.push(
-      `Content-Type ${reply.headers.get('content-type') ?? 'missing'}, expected application/json`,
-    )
-  if (!reply.headers.get('x-request-id')) drift.push('no X-Request-Id header')
-  const body = reply.body
-  if (body === null || typeof body !== 'object' || Array.isArray(body)) {
-    drift.push(`the body is not an envelope: ${reply.text.slice(0, 80)}`)
-    return drift
-  }
-  for (const field of ['code', 'message', 'data'])
-    if (!(field in body)) drift.push(`the envelope has no ${field}`)
-  const extra = Object.keys(body).filter((key) => !['code', 'message', 'data'].includes(key))
-  if (extra.length > 0) drift.push(`the envelope has fields the contract lacks: ${names(extra)}`)
-  if (typeof body.code === 'number') {
-    if (reply.status < 300 && body.code !== 0)
-      drift.push(`code ${body.code} on a ${reply.status}, expected 0`)
-    if (reply.status >= 400 && body.code === 0) drift.push(`code 0 on a ${reply.status}`)
-  } else if ('code' in body) drift.push('code is not a number')
-  if (reply.status >= 400 && body.data !== null && 'data' in body)
-    drift.push('data is not null on an error')
-  return drift
-}
-
-function payloadField(reply: Reply, field: string, value: number): string[] {
-  const got = reply.body?.data?.[field]
-  return reply.status < 300 && got !== value
-    ? [`data.${field} is ${JSON.stringify(got)}, expected ${value}`]
-    : []
-}
-
-/**
- * Whether a record is the one made from `body`: it holds, as sent, a text that carries this
- * run's `stamp` (nobody else's record can), or, when none was sent, every field as sent.
- */
-function echoes(record: Record<string, unknown>, body: Record<string, unknown>, stamp: string) {
-  const stamped = Object.entries(body).filter(
-    ([, value]) => typeof value === 'string' && value.includes(stamp),
-  )
-  const fields = stamped.length > 0 ? stamped : Object.entries(body)
-  const holds = ([field, value]: [string, unknown]) =>
-    JSON.stringify(record[field]) === JSON.stringify(value)
-  return stamped.length > 0 ? fields.some(holds) : fields.every(holds)
-}
-
-/**
- * The records of a list answer (objects only), for the probes that read them; on a 2xx that
- * holds no list, says so in `drift` (a probe must not pass for want of anything to check).
- */
-function listOf(reply: Reply, drift: string[]): Row[] {
-  const list: unknown = reply.body?.data?.list
-  if (!Array.isArray(list)) {
-    if (reply.status >= 200 && reply.status < 300 && drift.length === 0)
-      drift.push(`no data.list in the answer: ${reply.text.slice(0, 80)}`)
-    return []
-  }
-  return list.filter(
-    (record): record is Row =>
-      typeof record === 'object' && record !== null && !Array.isArray(record),
-  )
-}
-
-/** A list payload: `{ list, total, page, pageSize }`, each record valid. */
-function listDrift(reply: Reply, resource: Resource): string[] {
-  const drift = envelopeDrift(reply)
-  if (reply.status >= 300) return drift
-  const data = reply.body?.data
-  if (!data || typeof data !== 'object') return [...drift, 'data is not a list payload']
-  for (const field of ['list', 'total', 'page', 'pageSize'])
-    if (!(field in data)) drift.push(`data has no ${field}`)
-  const extra = Object.keys(data).filter(
-    (key) => !['list', 'total', 'page', 'pageSize'].includes(key),
-  )
-  if (extra.length > 0) drift.push(`data has fields the contract lacks: ${names(extra)}`)
-  if (!Array.isArray(data.list)) return drift
-  for (const record of data.list) {
-    const problems = recordDrift(resource, record)
-    if (problems.length > 0) {
-      drift.push(...problems)
-      break
-    }
-  }
-  return drift
-}
-
-/** One record against its schema, and no field the contract lacks. */
-function recordDrift(resource: Resource, record: unknown): string[] {
-  if (record === null || typeof record !== 'object')
-    return [`a ${resource.singular} is not an object`]
-  const id = (record as Row).id
-  const drift: string[] = []
-  const parsed = resource.schema.safeParse(record)
-  if (!parsed.success)
-    for (const issue of parsed.error.issues.slice(0, 3))
-      drift.push(
-        `${resource.singular} ${String(id)}: ${issue.path.join('.') || '(record)'}: ${issue.message}`,
-      )
-  const extra = Object.keys(record).filter((field) => !resource.fields.includes(field))
-  if (extra.length > 0)
-    drift.push(`${resource.singular} ${String(id)} has fields the contract lacks: ${names(extra)}`)
-  return drift
-}
-
-/** Field names for a message: the first few, clipped, and how many more. */
-function names(list: readonly string[]): string {
-  const shown = list.slice(0, 10).map((name) => (name.length > 60 ? `${name.slice(0, 60)}…` : name))
-  return `${shown.join(', ')}${list.length > 10 ? ` and ${list.length - 10} more` : ''}`
-}
-
-function summary(probes: readonly ProbeResult[]): CheckReport['summary'] {
-  const ok = probes.filter((probe) => probe.ok).length
-  return { probes: probes.length, ok, drift: probes.length - ok }
-}
-
-/**
- * Text from the target as one line without control characters (escaped as `\u001b`): what a
- * target answers must not start lines of its own in the report, nor reach the terminal.
- */
-function oneLine(text: string): string {
-  return text.replace(/[\u0000-\u001f\u007f-\u009f\u2028\u2029]+/g, escapeEach)
-}
-
-/** `\u` and four hex digits of each character a run may hold (control characters, C1, U+2028-9). */
-const escapes = new Map<number, string>()
-for (let code = 0; code <= 0x2029; code = code === 0x9f ? 0x2028 : code + 1)
-  escapes.set(code, `\\u${code.toString(16).padStart(4, '0')}`)
-
-/** Each character of a run as its escape. */
-function escapeEach(run: string): string {
-  const parts: string[] = new Array(run.length)
-  for (let index = 0; index < run.length; index++)
-    parts[index] = escapes.get(run.charCodeAt(index))!
-  return parts.join('')
-}
-
-/**
- * The report as JSON text with every control character escaped, C1 and the line separators
- * too (JSON.stringify leaves U+0080-U+009F, U+2028 and U+2029 raw): a terminal or a log reading
- * `--json` sees no escape sequence a target sent.
- */
-export function reportJson(report: CheckReport): string {
-  return JSON.stringify(report, null, 2).replace(/[\u007f-\u009f\u2028\u2029]+/g, escapeEach)
-}
-
-/** The report as lines: one per probe that holds, one per difference, then a summary. */
-export function reportLines(report: CheckReport): string[] {
-  if (!report.reachable) return [`shop-sandbox check: ${report.error}`]
-  const lines: string[] = []
-  for (const probe of report.probes) {
-    if (probe.ok) lines.push(`ok:    ${oneLine(probe.probe)}`)
-    else
-      for (const what of probe.drift) lines.push(`drift: ${oneLine(probe.probe)}: ${oneLine(what)}`)
-  }
-  const { probes, ok, drift } = report.summary
-  lines.push(
-    drift === 0
-      ? `${probes} probes against ${report.target}: no drift`
-      : `${probes} probes against ${report.target}: ${ok} ok, ${drift} with drift`,
-  )
-  return lines
 }

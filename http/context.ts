@@ -1,7 +1,7 @@
 import type { ApiRequest, ApiResponse } from '../contract/exchange.js'
 import type { Catalog } from '../resources/catalog.js'
 import type { SandboxInstance } from '../state/instance.js'
-import type { NearMiss } from '../state/overrides.js'
+import type { NearMiss } from '../state/overrides/index.js'
 import type { Walked } from './compose.js'
 import type { Operation, Principal } from './operation.js'
 import type { Preferences } from './preferences.js'

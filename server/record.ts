@@ -9,13 +9,13 @@ import {
   redactJsonText,
   redactJsonValue,
 } from '../contract/secrets.js'
-import type { OverrideInput } from '../state/overrides.js'
+import type { OverrideInput } from '../state/overrides/index.js'
 import {
   MAX_CONDITIONS,
   MAX_HEADER_BYTES,
   overrideFootprint,
   parseOverride,
-} from '../state/overrides.js'
+} from '../state/overrides/index.js'
 import { realTarget, writeAtomic } from './data-file/atomic.js'
 import type { IncomingHttpHeaders } from 'node:http'
 import { flag } from '../sandbox/option-table.js'

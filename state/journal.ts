@@ -8,9 +8,9 @@ import {
   redactJsonText,
 } from '../contract/secrets.js'
 import type { ApiResponse } from '../contract/exchange.js'
-import type { NearMiss } from './overrides.js'
+import type { NearMiss } from './overrides/index.js'
 import type { JournalLimits } from './limits.js'
-import { pathMatcher } from './overrides.js'
+import { pathMatcher } from './overrides/index.js'
 
 /** One API request as the journal shows it (`GET /__sandbox/requests`). */
 export interface JournalEntry {

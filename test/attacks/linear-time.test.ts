@@ -13,8 +13,8 @@ import { hostGuard, isLoopbackOrigin } from '../../server/guard.js'
 import { Recorder } from '../../server/record.js'
 import { orderCreateSchema } from '../../shop/orders.js'
 import { Journal } from '../../state/journal.js'
-import type { MatchRequest } from '../../state/overrides.js'
-import { Overrides, parseOverride, pathSegments } from '../../state/overrides.js'
+import type { MatchRequest } from '../../state/overrides/index.js'
+import { Overrides, parseOverride, pathSegments } from '../../state/overrides/index.js'
 
 // Issue 43, scope 2: every path that scans caller text is linear in it. Each scanner gets a
 // benign input (what clients send: records, paths, queries of that size) and the worst inputs

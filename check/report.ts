@@ -1,0 +1,103 @@
+/**
+ * CONTRACT C4's drift check: probes a deployment of the real API and reports where it differs
+ * from the contract the sandbox serves. Every probe and expectation comes from the same catalog
+ * the sandbox is made of (routes, schemas, query rules, permissions, codes): what does not
+ * depend on data (a bad query, a missing id, no token, a wrong method) is asked of an
+ * in-process sandbox of that catalog too (the oracle) and the two answers compared; what does
+ * (a page, a sort, a filter) is checked against the rule on the target's own records. So the
+ * check cannot disagree with the sandbox: run against the sandbox, it finds no drift.
+ */
+
+export interface CheckOptions {
+  /** The API's base URL (with its base path), e.g. `https://staging.example.com/api`. */
+  url: string
+  /**
+   * A bearer token of an admin account of the target (default: the API's first fixed admin
+   * token, what the sandbox itself accepts; a real API wants its own).
+   */
+  token?: string
+  /** A member's token: adds the probes of what members may not do (403). */
+  memberToken?: string
+  /** Also create, update, conflict, refuse and delete records of its own (removed after). */
+  writes?: boolean
+  /** Milliseconds a probe may take (default 10 s). */
+  timeoutMs?: number
+}
+
+export interface ProbeResult {
+  /** `GET /users?sort=name&order=asc`, and what it checks. */
+  probe: string
+  ok: boolean
+  /** What differs, one entry per difference. */
+  drift: string[]
+}
+
+export interface CheckReport {
+  target: string
+  /** False when the target could not be reached (exit 2); then `error` says why. */
+  reachable: boolean
+  error?: string
+  probes: ProbeResult[]
+  summary: { probes: number; ok: number; drift: number }
+}
+
+export interface Reply {
+  status: number
+  headers: Headers
+  // eslint-disable-next-line @typescript-eslint/no-explicit-any -- envelopes of any resource
+  body: any
+  text: string
+}
+
+export function summary(probes: readonly ProbeResult[]): CheckReport['summary'] {
+  const ok = probes.filter((probe) => probe.ok).length
+  return { probes: probes.length, ok, drift: probes.length - ok }
+}
+
+/**
+ * Text from the target as one line without control characters (escaped as `\u001b`): what a
+ * target answers must not start lines of its own in the report, nor reach the terminal.
+ */
+function oneLine(text: string): string {
+  return text.replace(/[\u0000-\u001f\u007f-\u009f\u2028\u2029]+/g, escapeEach)
+}
+
+/** `\u` and four hex digits of each character a run may hold (control characters, C1, U+2028-9). */
+const escapes = new Map<number, string>()
+for (let code = 0; code <= 0x2029; code = code === 0x9f ? 0x2028 : code + 1)
+  escapes.set(code, `\\u${code.toString(16).padStart(4, '0')}`)
+
+/** Each character of a run as its escape. */
+function escapeEach(run: string): string {
+  const parts: string[] = new Array(run.length)
+  for (let index = 0; index < run.length; index++)
+    parts[index] = escapes.get(run.charCodeAt(index))!
+  return parts.join('')
+}
+
+/**
+ * The report as JSON text with every control character escaped, C1 and the line separators
+ * too (JSON.stringify leaves U+0080-U+009F, U+2028 and U+2029 raw): a terminal or a log reading
+ * `--json` sees no escape sequence a target sent.
+ */
+export function reportJson(report: CheckReport): string {
+  return JSON.stringify(report, null, 2).replace(/[\u007f-\u009f\u2028\u2029]+/g, escapeEach)
+}
+
+/** The report as lines: one per probe that holds, one per difference, then a summary. */
+export function reportLines(report: CheckReport): string[] {
+  if (!report.reachable) return [`shop-sandbox check: ${report.error}`]
+  const lines: string[] = []
+  for (const probe of report.probes) {
+    if (probe.ok) lines.push(`ok:    ${oneLine(probe.probe)}`)
+    else
+      for (const what of probe.drift) lines.push(`drift: ${oneLine(probe.probe)}: ${oneLine(what)}`)
+  }
+  const { probes, ok, drift } = report.summary
+  lines.push(
+    drift === 0
+      ? `${probes} probes against ${report.target}: no drift`
+      : `${probes} probes against ${report.target}: ${ok} ok, ${drift} with drift`,
+  )
+  return lines
+}

@@ -1,0 +1,166 @@
+import type { Override } from './schemas.js'
+import { pathSegments } from './paths.js'
+
+/** The parts of a request an override can match. */
+export interface MatchRequest {
+  method: string
+  /** The path under the base path. */
+  path: string
+  url: URL
+  header(name: string): string | null
+  /**
+   * The parsed JSON body: `undefined` while unknown (not read yet), `NO_JSON` when there is none
+   * or it is not JSON.
+   */
+  body?: unknown
+  /** The path's segments, split once for every override it is matched against. */
+  segments?: readonly string[] | null
+  /** The query's values by name, read once for every condition. */
+  queryValues?: ReadonlyMap<string, ReadonlySet<string>>
+}
+
+/** A request's path segments, split on first use. */
+function segmentsOf(request: MatchRequest): readonly string[] | null {
+  if (request.segments === undefined) request.segments = pathSegments(request.path)
+  return request.segments
+}
+
+/** A request's query values by name, read on first use. */
+function queryValuesOf(request: MatchRequest): ReadonlyMap<string, ReadonlySet<string>> {
+  if (request.queryValues === undefined) {
+    const values = new Map<string, Set<string>>()
+    for (const [name, value] of request.url.searchParams) {
+      const set = values.get(name)
+      if (set) set.add(value)
+      else values.set(name, new Set([value]))
+    }
+    request.queryValues = values
+  }
+  return request.queryValues
+}
+
+/** A request without a JSON body, as far as body conditions go. */
+export const NO_JSON: unique symbol = Symbol('no JSON body')
+
+/** Returned by {@link Overrides.find} when the body must be read to decide. */
+export const NEEDS_BODY: unique symbol = Symbol('needs the body')
+
+/** Why an override did not match a request: the first condition it failed. */
+export interface NearMiss {
+  overrideId: number
+  /** `method`, `path`, `query.status`, `headers.x-client`, `body.items`, … */
+  reason: string
+}
+
+/** An override as the store keeps it: what matching reads. */
+export interface Stored extends Override {
+  matches: (segments: readonly string[] | null) => boolean
+  /** The header conditions with lower-case names. */
+  headerConditions?: Array<[string, string]>
+  /** Estimated bytes it holds. */
+  bytes: number
+}
+
+/** A check of one condition: null when it holds, else what failed. */
+type Check = () => string | null | typeof NEEDS_BODY
+
+/** The conditions of an override, in the order near misses report them. */
+export function conditions(
+  stored: Stored,
+  request: MatchRequest,
+  methods: ReadonlySet<string> | null,
+): Check[] {
+  const checks: Check[] = [
+    () => (methodMatches(stored.method, request.method, methods) ? null : 'method'),
+    () => (stored.matches(segmentsOf(request)) ? null : 'path'),
+  ]
+  if (stored.query) {
+    for (const [name, value] of Object.entries(stored.query))
+      checks.push(() => (queryValuesOf(request).get(name)?.has(value) ? null : `query.${name}`))
+  }
+  if (stored.headerConditions) {
+    for (const [name, value] of stored.headerConditions)
+      checks.push(() => (request.header(name) === value ? null : `headers.${name}`))
+  }
+  if (stored.body !== undefined) {
+    checks.push(() => {
+      if (request.body === undefined) return NEEDS_BODY
+      if (request.body === NO_JSON) return 'body'
+      return containsAt(request.body, stored.body, 'body')
+    })
+  }
+  return checks
+}
+
+/** The first condition an override fails for a request (null: it matches). */
+export function firstFailure(
+  stored: Stored,
+  request: MatchRequest,
+  methods: ReadonlySet<string> | null,
+): string | null | typeof NEEDS_BODY {
+  if (!methodMatches(stored.method, request.method, methods)) return 'method'
+  if (!stored.matches(segmentsOf(request))) return 'path'
+  for (const check of conditions(stored, request, methods).slice(2)) {
+    const failed = check()
+    if (failed !== null) return failed
+  }
+  return null
+}
+
+/**
+ * Whether an override's method condition holds: HEAD is matched by GET overrides; a
+ * method-less one matches the route's methods (`methods`), or any on a path the API lacks.
+ */
+function methodMatches(
+  wanted: string | undefined,
+  method: string,
+  methods: ReadonlySet<string> | null,
+): boolean {
+  if (wanted === undefined)
+    return methods === null || methods.has(method === 'HEAD' ? 'GET' : method)
+  return wanted === method || (wanted === 'GET' && method === 'HEAD')
+}
+
+/**
+ * Where `actual` stops containing `expected` (null when it does): every key of an expected
+ * object present in the actual one with a matching value, recursively; arrays and scalars equal.
+ */
+export function containsAt(actual: unknown, expected: unknown, path: string): string | null {
+  if (isPlainObject(expected)) {
+    if (!isPlainObject(actual)) return path
+    for (const [key, value] of Object.entries(expected)) {
+      if (!Object.hasOwn(actual, key)) return `${path}.${key}`
+      const failed = containsAt(actual[key], value, `${path}.${key}`)
+      if (failed !== null) return failed
+    }
+    return null
+  }
+  return jsonEqual(actual, expected) ? null : path
+}
+
+function isPlainObject(value: unknown): value is Record<string, unknown> {
+  return typeof value === 'object' && value !== null && !Array.isArray(value)
+}
+
+/** Keys of a request body's objects, counted once (a body is compared with every override). */
+const keyCounts = new WeakMap<object, number>()
+function keyCount(value: object): number {
+  let count = keyCounts.get(value)
+  if (count === undefined) keyCounts.set(value, (count = Object.keys(value).length))
+  return count
+}
+
+function jsonEqual(a: unknown, b: unknown): boolean {
+  if (a === b) return true
+  if (Array.isArray(a) && Array.isArray(b))
+    return a.length === b.length && a.every((item, index) => jsonEqual(item, b[index]))
+  if (isPlainObject(a) && isPlainObject(b)) {
+    // `b` is the override's (small); `a` the request's, its keys counted once for all overrides.
+    const keys = Object.keys(b)
+    return (
+      keyCount(a) === keys.length &&
+      keys.every((key) => Object.hasOwn(a, key) && jsonEqual(a[key], b[key]))
+    )
+  }
+  return false
+}

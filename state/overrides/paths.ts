@@ -1,0 +1,55 @@
+/** Runs of characters the URL parser percent-encodes in a path (WHATWG URL's path set, braces aside). */
+const PATH_ENCODED = /[\u0000-\u0020"#<>?`\u007f-\uffff]+/g
+
+/** A lone surrogate (half of a pair): the URL parser reads it as U+FFFD. */
+const LONE_SURROGATE = /[\ud800-\udbff](?![\udc00-\udfff])|(?<![\ud800-\udbff])[\udc00-\udfff]/g
+
+/**
+ * A path segment as the router sees it in a request's URL: characters the URL parser would
+ * encode are encoded (`café` as `caf%C3%A9`), escapes in upper case (`%7e` is `%7E`); nothing
+ * is decoded, as the router decodes nothing (`/users/%33` is no user id).
+ */
+function canonicalSegment(segment: string): string {
+  return segment
+    .replace(/%[0-9a-f]{2}/gi, (escape) => escape.toUpperCase())
+    .replace(PATH_ENCODED, (run) => encodeURIComponent(run.replace(LONE_SURROGATE, '\ufffd')))
+}
+
+/**
+ * The segments of a path as the router sees them, a trailing slash dropped; null for a path no
+ * route can match (an empty segment, `//x`).
+ */
+export function pathSegments(path: string): string[] | null {
+  const trimmed = path.length > 1 && path.endsWith('/') ? path.slice(0, -1) : path
+  if (trimmed === '/' || trimmed === '') return []
+  const segments: string[] = []
+  for (const part of trimmed.split('/').slice(1)) {
+    if (part === '') return null
+    segments.push(/^\{\w+\}$/.test(part) ? part : canonicalSegment(part))
+  }
+  return segments
+}
+
+/**
+ * A path template or concrete path as a matcher of a request path's segments (as
+ * {@link pathSegments} splits them): `{name}` matches any one segment, a trailing slash and
+ * percent-encoding are ignored.
+ */
+export function segmentMatcher(path: string): (segments: readonly string[] | null) => boolean {
+  const template = pathSegments(path) ?? []
+  const pattern = template.map((part) => (/^\{\w+\}$/.test(part) ? null : part))
+  return (segments) => {
+    if (segments === null || segments.length !== pattern.length) return false
+    for (let index = 0; index < pattern.length; index++) {
+      const literal = pattern[index]
+      if (literal !== null && literal !== segments[index]) return false
+    }
+    return true
+  }
+}
+
+/** {@link segmentMatcher} for one path at a time (the journal's filter). */
+export function pathMatcher(path: string): (candidate: string) => boolean {
+  const matches = segmentMatcher(path)
+  return (candidate) => matches(pathSegments(candidate))
+}

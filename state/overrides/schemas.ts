@@ -1,0 +1,325 @@
+import * as z from 'zod'
+import { documented } from '../../contract/registry.js'
+import { describeIssues, distinctIssues, safeParseReporting } from '../../contract/issues.js'
+import { jsonFootprint, notJson } from '../../contract/json-size.js'
+import { once } from '../../contract/once.js'
+import {
+  headerNameProblem,
+  headerValueProblem,
+  SERVER_OWNED_HEADERS,
+} from '../../contract/headers.js'
+import { MAX_DELAY_MS } from '../runtime-config.js'
+
+/** Methods an override may name (HEAD is matched by GET overrides, as by GET routes). */
+export const overrideMethods = ['GET', 'HEAD', 'POST', 'PUT', 'PATCH', 'DELETE', 'OPTIONS'] as const
+export type OverrideMethod = (typeof overrideMethods)[number]
+
+/** Entries of a sequence (`responses`) at most. */
+export const MAX_SEQUENCE = 100
+/** Query parameters or headers one override may require, or response headers it may send, at most. */
+export const MAX_CONDITIONS = 50
+/** Bytes of response headers one override may send (clients refuse answers with huge headers). */
+export const MAX_HEADER_BYTES = 8 * 1024
+/** Characters of JSON a body condition may hold: every request on its path is compared with it. */
+const MAX_BODY_CONDITION = 16 * 1024
+/** How deep an override's JSON may nest (as request bodies: CONTRACT C3). */
+const MAX_DEPTH = 64
+
+/**
+ * The lowest status an override may answer: a 1xx is an interim answer, never a final one (a
+ * client would wait for the real answer until its timeout), so it is refused.
+ */
+export const MIN_OVERRIDE_STATUS = 200
+
+/** Response headers: each name and value as HTTP allows, none the server owns (framing, connection). */
+const responseHeadersSchema = z.record(z.string(), z.string()).superRefine((headers, context) => {
+  const names = Object.keys(headers)
+  const bytes = names.reduce((sum, name) => sum + name.length + headers[name]!.length + 4, 0)
+  if (names.length > MAX_CONDITIONS || bytes > MAX_HEADER_BYTES)
+    context.addIssue({
+      code: 'custom',
+      path: [],
+      message: `must be at most ${MAX_CONDITIONS} headers and ${MAX_HEADER_BYTES} bytes (got ${names.length} headers, ${bytes} bytes)`,
+    })
+  for (const [name, value] of Object.entries(headers)) {
+    const problem =
+      headerNameProblem(name) ??
+      (SERVER_OWNED_HEADERS.has(name.toLowerCase())
+        ? `is set by the server (${[...SERVER_OWNED_HEADERS].join(', ')} cannot be overridden)`
+        : headerValueProblem(value))
+    if (problem) context.addIssue({ code: 'custom', path: [name], message: problem })
+  }
+})
+
+/** Request headers an override requires: names as HTTP allows, values as given. */
+const requestHeadersSchema = z
+  .record(z.string(), z.string().max(4000))
+  .superRefine((headers, context) => {
+    const names = Object.keys(headers)
+    if (names.length > MAX_CONDITIONS)
+      context.addIssue({ code: 'custom', path: [], message: `must name at most ${MAX_CONDITIONS}` })
+    for (const name of names) {
+      const problem = headerNameProblem(name) ?? headerValueProblem(headers[name]!)
+      if (problem) context.addIssue({ code: 'custom', path: [name], message: problem })
+    }
+  })
+
+/** Any JSON value: over HTTP it always is; `sandbox.override()` in code may be given anything. */
+const jsonValue = () =>
+  z.unknown().superRefine((value, context) => {
+    const problem = notJson(value)
+    if (problem) context.addIssue({ code: 'custom', message: `must be JSON: ${problem}` })
+  })
+
+/**
+ * What an override answers (CONTRACT C2): an envelope (`status` with `code`, `message`, `data`),
+ * a raw JSON `body`, or a dropped connection (`drop: true`); `headers` and `delayMs` with any.
+ * One object, so each problem names its own field (`response.status`), not the whole union.
+ */
+const overrideResponseSchema = once(() =>
+  documented(
+    z
+      .strictObject({
+        status: documented(
+          z
+            .int('must be an integer from 200 to 599')
+            .min(MIN_OVERRIDE_STATUS, 'must be from 200 to 599 (a 1xx is not a final answer)')
+            .max(599, 'must be from 200 to 599'),
+          { description: 'The HTTP status, 200-599. Required unless `drop` is true.' },
+        ).optional(),
+        code: documented(z.int().min(0).max(99_999), {
+          description: 'The business code; default: the B5 code of the status.',
+        }).optional(),
+        message: z.string().max(2000).optional(),
+        data: documented(jsonValue(), { description: 'The `data` of a 2xx envelope.' }).optional(),
+        body: documented(jsonValue(), {
+          description: 'Any JSON, sent as it is instead of an envelope.',
+        }).optional(),
+        text: documented(z.string(), {
+          description:
+            'A body that is not JSON (an HTML page, CSV), sent as it is, as UTF-8; its Content-Type from `headers`, else text/plain. What the recorder (the server’s record option) writes for such answers.',
+        }).optional(),
+        headers: documented(responseHeadersSchema, {
+          description:
+            'Response headers. Names and values as HTTP allows; Content-Length, Transfer-Encoding, Connection and the other headers the server owns are refused.',
+        }).optional(),
+        delayMs: z.int().min(0).max(MAX_DELAY_MS).optional(),
+        drop: documented(z.literal(true), {
+          description: 'Reset the connection instead of answering.',
+        }).optional(),
+      })
+      .superRefine((response, context) => {
+        if (response.drop) {
+          for (const field of [
+            'status',
+            'code',
+            'message',
+            'data',
+            'body',
+            'text',
+            'headers',
+          ] as const) {
+            if (response[field] !== undefined)
+              context.addIssue({
+                code: 'custom',
+                path: [field],
+                message: 'cannot be combined with drop: a dropped connection answers nothing',
+              })
+          }
+          return
+        }
+        if (response.status === undefined)
+          context.addIssue({
+            code: 'custom',
+            path: ['status'],
+            message: 'is required (or give drop: true)',
+          })
+        for (const raw of ['body', 'text'] as const) {
+          if (response[raw] === undefined) continue
+          for (const field of [
+            'code',
+            'message',
+            'data',
+            ...(raw === 'text' ? ['body'] : []),
+          ] as const) {
+            if (response[field as 'code'] !== undefined)
+              context.addIssue({
+                code: 'custom',
+                path: [field],
+                message: `cannot be combined with ${raw}: ${raw} is sent as it is, without an envelope`,
+              })
+          }
+        }
+      }),
+    { id: 'OverrideAnswer' },
+  ),
+)
+
+export type OverrideResponse = z.output<ReturnType<typeof overrideResponseSchema>>
+
+/** The body of `POST /__sandbox/overrides` and of `sandbox.override()` (built on first use). */
+export const overrideInputSchema = once(() =>
+  documented(
+    z
+      .strictObject({
+        method: documented(
+          z
+            .string()
+            .transform((method) => method.toUpperCase())
+            .pipe(
+              z.enum(overrideMethods, {
+                error: `must be one of ${overrideMethods.join(', ')}`,
+              }),
+            )
+            .optional(),
+          {
+            description:
+              'Default: the methods of the route at `path` (any method on a path the API lacks).',
+          },
+        ),
+        path: documented(
+          z
+            .string()
+            .min(1)
+            .max(2000)
+            .regex(
+              /^\/[^?#\s\x00-\x1f\x7f]*$/,
+              'must be a path starting with / (like /users/{user_id}), without a query, fragment, spaces or control characters',
+            )
+            .superRefine((path, context) => {
+              const problem = pathProblem(path)
+              if (problem) context.addIssue({ code: 'custom', message: problem })
+            }),
+          {
+            description:
+              'Relative to the base path: a route template (`/users/{user_id}`) matches every id, a concrete path (`/users/5`) that one; a path the API lacks makes a stub.',
+          },
+        ),
+        query: documented(
+          z
+            .record(z.string().max(200), z.string().max(4000))
+            .refine((query) => Object.keys(query).length <= MAX_CONDITIONS, {
+              message: `must name at most ${MAX_CONDITIONS} parameters`,
+            })
+            .optional(),
+          { description: 'Every listed query parameter must be present with this value.' },
+        ),
+        headers: documented(requestHeadersSchema.optional(), {
+          description:
+            'Every listed request header must be present with this value (names case-insensitive).',
+        }),
+        body: documented(
+          z.unknown().superRefine((value, context) => {
+            const problem = notJson(value)
+            if (problem) context.addIssue({ code: 'custom', message: `must be JSON: ${problem}` })
+            else if ((JSON.stringify(value) ?? '').length > MAX_BODY_CONDITION)
+              context.addIssue({
+                code: 'custom',
+                message: `must be at most ${MAX_BODY_CONDITION} characters of JSON`,
+              })
+          }),
+          {
+            description:
+              "The request's JSON body must contain this value: every key of an object present with a matching value, recursively; arrays and scalars equal.",
+          },
+        ).optional(),
+        times: documented(z.int().min(1).max(1_000_000_000).optional(), {
+          description: 'Matching requests it answers, then it is removed. Default: unlimited.',
+        }),
+        response: overrideResponseSchema().optional(),
+        responses: documented(
+          z.array(overrideResponseSchema()).min(1).max(MAX_SEQUENCE).optional(),
+          {
+            description:
+              'A sequence instead of `response`: the first matching request gets the first entry, the next the second, and so on; the last repeats.',
+          },
+        ),
+      })
+      .superRefine((input, context) => {
+        const given = Number(input.response !== undefined) + Number(input.responses !== undefined)
+        if (given !== 1)
+          context.addIssue({
+            code: 'custom',
+            path: [given === 0 ? 'response' : 'responses'],
+            message:
+              given === 0
+                ? 'is required (or give responses, a sequence)'
+                : 'cannot be combined with response: give one of them',
+          })
+      }),
+    { id: 'OverrideCreate' },
+  ),
+)
+
+export type OverrideInput = z.input<ReturnType<typeof overrideInputSchema>>
+export type ParsedOverride = z.output<ReturnType<typeof overrideInputSchema>>
+
+/**
+ * An override validated as `POST /__sandbox/overrides` validates it, or a TypeError naming
+ * each bad field after `prefix` (`Invalid override: response.status: must be from 200 to 599`).
+ */
+export function parseOverride(input: unknown, prefix = 'Invalid override'): ParsedOverride {
+  // Checked before the schema walks it (recursively): as request bodies are (CONTRACT C3).
+  if (jsonFootprint(input, MAX_DEPTH).tooDeep)
+    throw new TypeError(`${prefix}: override: must not nest deeper than ${MAX_DEPTH} levels`)
+  const parsed = safeParseReporting(overrideInputSchema(), input)
+  if (parsed.success) return parsed.data
+  const problems = distinctIssues(parsed.error.issues).flatMap((issue) =>
+    describeIssues(issue, 'override'),
+  )
+  throw new TypeError(`${prefix}: ${problems.join('; ')}`)
+}
+
+/** A stored override, as `GET /__sandbox/overrides` lists it. */
+export interface Override {
+  id: number
+  method?: OverrideMethod
+  path: string
+  query?: Record<string, string>
+  headers?: Record<string, string>
+  body?: unknown
+  times?: number
+  /** Matching requests it still answers (counted overrides only). */
+  remaining?: number
+  response?: OverrideResponse
+  responses?: OverrideResponse[]
+  /** The index in `responses` answered next (sequences only). */
+  next?: number
+}
+
+export const overrideSchema = once(() =>
+  documented(
+    z.object({
+      id: z.int(),
+      method: z.enum(overrideMethods).optional(),
+      path: z.string(),
+      query: z.record(z.string(), z.string()).optional(),
+      headers: z.record(z.string(), z.string()).optional(),
+      body: z.unknown().optional(),
+      times: z.int().optional(),
+      remaining: z.int().optional(),
+      response: overrideResponseSchema().optional(),
+      responses: z.array(overrideResponseSchema()).optional(),
+      next: documented(z.int(), {
+        description: 'The index in `responses` answered next (sequences only).',
+      }).optional(),
+    }),
+    { id: 'Override' },
+  ),
+)
+
+/** Why an override's path could never match a request, or null when it can. */
+function pathProblem(path: string): string | null {
+  if (path === '/__sandbox' || path.startsWith('/__sandbox/'))
+    return 'must not be under /__sandbox: the control API cannot be overridden'
+  const segments = path.replace(/\/$/, '').split('/').slice(1)
+  if (path !== '/' && segments.some((segment) => segment === ''))
+    return 'must not have empty segments (//): no request reaches such a path'
+  for (const segment of segments) {
+    if (/^:\w+$/.test(segment))
+      return `names a parameter as ${segment}: write it in braces, like {${segment.slice(1)}}`
+    if (/[{}]/.test(segment) && !/^\{\w+\}$/.test(segment))
+      return `has '${segment}': a parameter is a whole segment, like {user_id}`
+  }
+  return null
+}
