@@ -13,13 +13,9 @@ export type { CodeDefinition, CodeSpec, GenericCodeName } from './contract/codes
 export { codes as genericCodes } from './contract/codes.js'
 export type { ListPayload, SuccessEnvelope } from './contract/envelope.js'
 export type { ApiRequest, ApiResponse } from './contract/exchange.js'
-export {
-  activitySchema,
-  idSchema,
-  priceSchema,
-  readOnly,
-  timestampSchema,
-} from './contract/fields.js'
+export { idSchema, readOnly, timestampSchema } from './contract/fields.js'
+export { activitySchema } from './shop/fields.js'
+export { priceSchema } from './shop/money.js'
 export { documented } from './contract/registry.js'
 export type { Row } from './db/table.js'
 export { Store } from './db/store.js'

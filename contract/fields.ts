@@ -1,6 +1,5 @@
 import * as z from 'zod'
-import { toCents } from './money.js'
-import { documented, schemaRegistry } from './registry.js'
+import { documented } from './registry.js'
 
 /**
  * The largest id (2^31 − 1, a 32-bit signed integer as many real APIs use): documents with
@@ -13,33 +12,6 @@ export const idSchema = z.int().min(1).max(MAX_ID)
 
 /** ISO 8601 UTC timestamp with milliseconds, e.g. `2026-03-04T05:06:07.000Z`. */
 export const timestampSchema = z.iso.datetime({ precision: 3 })
-
-/** `active` or `inactive`: the status of users and products. */
-export const activitySchema = z.enum(['active', 'inactive'])
-
-/**
- * Whether an amount has at most two decimals, tolerating the noise of float arithmetic
- * (0.1 + 0.2 = 0.30000000000000004, 3 × 19.99 = 59.97000000000001): a few units of the last
- * place, relative to the amount. A decimal that was written (1.00000001) is not noise.
- */
-function wholeCents(amount: number): boolean {
-  const cents = amount * 100
-  return Math.abs(toCents(amount) - cents) <= 1e-12 * Math.max(1, Math.abs(cents))
-}
-
-/**
- * A price in the shop's currency: 0 to 1,000,000 with at most two decimals, kept in whole
- * cents whatever float noise the client sent (0.1 + 0.2 is stored as 0.3). The decimals rule
- * is a refinement, not JSON Schema's `multipleOf: 0.01`: common validators (Ajv) compute
- * 19.99 / 0.01 in floating point and would reject valid prices.
- */
-export const priceSchema = z
-  .number()
-  .min(0)
-  .max(1_000_000)
-  .refine(wholeCents, 'must have at most 2 decimals')
-  .overwrite((amount) => toCents(amount) / 100)
-  .register(schemaRegistry, { description: 'At most 2 decimals.' })
 
 /**
  * A valid e-mail address: zod's, but with domain labels as DNS has them (a letter or digit at

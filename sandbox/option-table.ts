@@ -179,8 +179,8 @@ export const optionTable = {
         'must be an API definition (defineApi)',
       ),
     scope: 'sandbox',
-    help: 'The API served instead of the Shop API (a module whose default export is a defineApi definition)',
-    defaultText: 'the Shop API',
+    help: 'The API served instead of the package’s own (a module whose default export is a defineApi definition)',
+    defaultText: 'the package’s own API',
     flag: { kind: 'path', value: '<module>' },
   }),
   port: option({

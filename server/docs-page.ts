@@ -3,19 +3,20 @@ import type { IncomingMessage, ServerResponse } from 'node:http'
 import { createRequire } from 'node:module'
 import { dirname, extname, join } from 'node:path'
 import type { FrameHeaders } from './respond.js'
-import { sendPage } from './respond.js'
+import { html, sendPage } from './respond.js'
 
 /** Folder of swagger-ui-dist, the reference page's viewer, served from node_modules (no CDN). */
 function swaggerUiFolder(): string {
   return dirname(createRequire(import.meta.url).resolve('swagger-ui-dist/package.json'))
 }
 
-const page = `<!doctype html>
+/** The page, titled after the API it documents (its definition's title). */
+const pageOf = (title: string) => `<!doctype html>
 <html lang="en">
   <head>
     <meta charset="utf-8" />
     <meta name="viewport" content="width=device-width, initial-scale=1" />
-    <title>Shop API reference (shop-sandbox)</title>
+    <title>${html(title)} reference (shop-sandbox)</title>
     <link rel="stylesheet" href="/docs/assets/swagger-ui.css" />
     <style>body { margin: 0 } .topbar { display: none }</style>
   </head>
@@ -53,14 +54,12 @@ const assets = new Set(['swagger-ui.css', 'swagger-ui-bundle.js', 'favicon-32x32
  * scripts and styles come from the installed swagger-ui-dist package. Returns false for
  * paths that are not its own.
  */
-export function docsPage(): (
-  req: IncomingMessage,
-  res: ServerResponse,
-  path: string,
-  frame: FrameHeaders,
-) => boolean {
+export function docsPage(
+  title: string,
+): (req: IncomingMessage, res: ServerResponse, path: string, frame: FrameHeaders) => boolean {
   let folder: string | undefined
   const cache = new Map<string, Promise<Buffer>>()
+  const page = pageOf(title)
   return (req, res, path, frame) => {
     if (req.method !== 'GET' && req.method !== 'HEAD') return false
     if (path === '/docs' || path === '/docs/') {

@@ -1,20 +1,7 @@
 import type { IncomingMessage, ServerResponse } from 'node:http'
 import type { Sandbox } from '../sandbox/create-sandbox.js'
 import type { FrameHeaders } from './respond.js'
-import { sendPage } from './respond.js'
-
-const escapes: Record<string, string> = {
-  '&': '&amp;',
-  '<': '&lt;',
-  '>': '&gt;',
-  '"': '&quot;',
-  "'": '&#39;',
-}
-
-/** Text for HTML, every character that could end a text node or an attribute escaped. */
-function html(text: string): string {
-  return text.replace(/[&<>"']/g, (char) => escapes[char]!)
-}
+import { html, sendPage } from './respond.js'
 
 /** Whether a request is a browser opening a page: it asks for HTML by name. */
 function wantsHtml(req: IncomingMessage): boolean {

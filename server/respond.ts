@@ -111,3 +111,16 @@ export function discardBody(req: IncomingMessage): void {
   })
   req.resume()
 }
+
+const escapes: Record<string, string> = {
+  '&': '&amp;',
+  '<': '&lt;',
+  '>': '&gt;',
+  '"': '&quot;',
+  "'": '&#39;',
+}
+
+/** Text for HTML, every character that could end a text node or an attribute escaped. */
+export function html(text: string): string {
+  return text.replace(/[&<>"']/g, (char) => escapes[char]!)
+}

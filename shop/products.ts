@@ -1,12 +1,7 @@
 import * as z from 'zod'
-import {
-  activitySchema,
-  idSchema,
-  priceSchema,
-  readOnly,
-  timestampSchema,
-  trimmedText,
-} from '../contract/fields.js'
+import { idSchema, readOnly, timestampSchema, trimmedText } from '../contract/fields.js'
+import { activitySchema } from './fields.js'
+import { priceSchema } from './money.js'
 import { documented, schemaRegistry } from '../contract/registry.js'
 import type { SeedContext } from '../resources/define.js'
 import { defineResource } from '../resources/define.js'

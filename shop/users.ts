@@ -1,13 +1,13 @@
 import type { Faker } from '@faker-js/faker'
 import * as z from 'zod'
 import {
-  activitySchema,
   emailSchema,
   idSchema,
   readOnly,
   timestampSchema,
   trimmedText,
 } from '../contract/fields.js'
+import { activitySchema } from './fields.js'
 import { documented, schemaRegistry } from '../contract/registry.js'
 import { PROGRESS_STEP } from '../db/progress.js'
 import type { SeedContext } from '../resources/define.js'

@@ -10,7 +10,7 @@ import type { Front } from './context.js'
  * (`/__sandbox/ui`, with the control API), each loading everything from the package itself.
  */
 export function pages(sandbox: Sandbox): Step<Front, void> {
-  const docs = docsPage()
+  const docs = docsPage(sandbox.options.catalog.api.title)
   const ui = consolePage()
   const home = landingPage(sandbox)
   return {

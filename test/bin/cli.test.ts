@@ -390,6 +390,10 @@ export default defineApi({ title: 'Library API', resources: [members], accounts:
       headers: { authorization: 'Bearer lib-admin' },
     })
     expect(own.status).toBe(200)
+    // Every page is titled after the API served, not after the shop.
+    const docs = await (await fetch(`${library.url}/docs`)).text()
+    expect(docs).toContain('<title>Library API reference (shop-sandbox)</title>')
+    expect(docs).not.toContain('Shop API')
     expect(
       (await fetch(`${library.url}/users`, { headers: { authorization: 'Bearer lib-admin' } }))
         .status,
