@@ -4,12 +4,12 @@ import { apiRoutes } from '../../http/routes.js'
 import { shopCatalog } from '../../shop/index.js'
 
 const apiRouter = apiRoutes(shopCatalog).router
-import { openApiDocument } from '../../index.js'
+import { apiDocument } from '../../openapi/document.js'
 import { assertConforms } from '../support/conformance.js'
 import { useInProcessSandbox } from '../support/in-process.js'
 
 // eslint-disable-next-line @typescript-eslint/no-explicit-any -- reading a JSON document
-const document = openApiDocument({ baseUrl: '/api' }) as any
+const document = apiDocument({ baseUrl: '/api', catalog: shopCatalog }) as any
 const { call } = useInProcessSandbox()
 
 describe('the OpenAPI 3.1 document', () => {
@@ -25,7 +25,10 @@ describe('the OpenAPI 3.1 document', () => {
   })
 
   it('reads as English: "Create a user", "Get an order" (issue 32)', () => {
-    const paths = openApiDocument().paths as Record<string, Record<string, { summary?: string }>>
+    const paths = apiDocument({ catalog: shopCatalog }).paths as Record<
+      string,
+      Record<string, { summary?: string }>
+    >
     expect(paths['/users']!.post!.summary).toBe('Create a user')
     expect(paths['/orders/{order_id}']!.get!.summary).toBe('Get an order')
   })

@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest'
 import { checkCatalog } from '../../resources/catalog.js'
-import { createSandbox, defineApi, shopApi } from '../../index.js'
+import { createSandbox, defineApi } from '../../index.js'
+import { shopApi } from '../../shop/index.js'
 
 describe("the shop's definitions", () => {
   // The shop's catalog is made without these checks at every start: this is where they run.
