@@ -8,7 +8,7 @@ import { fileURLToPath } from 'node:url'
 /**
  * nginx in front of sandbox processes, with the configuration the scale-out guide shows
  * (docs/guide/scale-out.md, read from the page so the guide, the test and the bench cannot
- * differ): used by test/server/scale-out.test.ts and by the bench's scale-out row.
+ * differ): used by test/e2e/scale-out.test.ts and by the bench's scale-out row.
  */
 
 /** The nginx binary (Debian puts it in /usr/sbin, not always on PATH), or null. */

@@ -8,7 +8,7 @@ import { clientFor } from '../support/client.js'
 
 // CONTRACT C2's finer matching, sequences, journal headers and order, near misses: the same
 // checks in code (sandbox.fetch, no network) and over HTTP (the Node server). Browser mode:
-// test/browser/console-browser-mode.test.ts.
+// test/e2e/console-browser-mode.test.ts.
 const inProcess = createSandbox({ baseUrl: 'https://api.shop.test' })
 let server: SandboxServer
 const modes: [string, () => Call, () => void][] = [
