@@ -20,7 +20,11 @@ import type { Route } from './router.js'
 import { operationFor, Router } from './router.js'
 import { clip } from '../contract/params.js'
 import type { JournalFilter } from '../state/journal.js'
-import { OverrideBoundError, overrideInputSchema, overrideSchema } from '../state/overrides/index.js'
+import {
+  OverrideBoundError,
+  overrideInputSchema,
+  overrideSchema,
+} from '../state/overrides/index.js'
 import { limitFlag } from '../state/limits.js'
 
 export interface ControlContext {
