@@ -17,6 +17,13 @@ export { idSchema, readOnly, timestampSchema } from './contract/fields.js'
 export { activitySchema } from './shop/fields.js'
 export { priceSchema } from './shop/money.js'
 export { documented } from './contract/registry.js'
+export type {
+  ScenarioData,
+  ScenarioDefinition,
+  ScenarioSummary,
+  SeedData,
+} from './state/scenarios.js'
+export { defineScenario } from './state/scenarios.js'
 export type { Row } from './db/table.js'
 export { Store } from './db/store.js'
 export { Table } from './db/table.js'

@@ -59,9 +59,40 @@ export async function buildServers(): Promise<void> {
   })
 }
 
+/**
+ * Compiles another checkout's sandbox server (its `bench/servers/sandbox.ts` against its own
+ * `dist/`, which `npm run build` there made) beside this one's, for `npm run bench:ab`.
+ * Returns the compiled script.
+ */
+export async function buildServerOf(checkout: string, name: string): Promise<string> {
+  const outfile = fileURLToPath(new URL(`${name}.mjs`, built))
+  await build({
+    plugins: [
+      {
+        name: 'checkout-entry',
+        setup(build) {
+          build.onResolve({ filter: /^\.\.\/\.\.\/node\/index\.js$/ }, () => ({
+            path: join(checkout, 'dist/node/index.js'),
+            external: true,
+          }))
+        },
+      },
+    ],
+    entryPoints: [join(checkout, 'bench/servers/sandbox.ts')],
+    outfile,
+    bundle: true,
+    format: 'esm',
+    platform: 'node',
+    target: 'node20',
+    packages: 'external',
+    logLevel: 'warning',
+  })
+  return outfile
+}
+
 /** Starts a compiled server (GC exposed) in a child process and reads the JSON line it prints. */
 export async function startServer(
-  name: 'baseline' | 'sandbox' | 'msw-alone',
+  name: 'baseline' | 'sandbox' | 'msw-alone' | `ab-${string}`,
   args: string[],
 ): Promise<{ child: ChildProcess; info: Record<string, number> & { url: string } }> {
   const script = fileURLToPath(new URL(`${name}.mjs`, built))
@@ -328,7 +359,7 @@ export function table(header: string[], rows: Array<Array<string | number>>): st
 const PAIRS_PER_PROCESS = 3
 export const PROCESS_PAIRS = 3
 export const PAIRS = PAIRS_PER_PROCESS * PROCESS_PAIRS
-type Started = Awaited<ReturnType<typeof startServer>>
+export type Started = Awaited<ReturnType<typeof startServer>>
 /** Ratios are judged only with wrk: autocannon shares one JavaScript thread between both loads. */
 export const judged = generator.wrk
 

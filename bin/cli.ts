@@ -11,7 +11,7 @@ import { check } from './check.js'
 import { init } from './init.js'
 import { printOpenApi } from './openapi.js'
 import { packageInfo } from './package-info.js'
-import { loadApi, loadResources, moduleArguments } from './resources.js'
+import { loadApi, loadResources, loadScenarios, moduleArguments } from './resources.js'
 import { serve } from './serve.js'
 
 /** Exit code for a bad command line. */
@@ -23,7 +23,14 @@ const flagOptions = (Object.entries(optionTable) as Array<[OptionName, OptionSpe
 )
 
 /** Options whose flag names a file or module the CLI reads, or that it gathers itself. */
-const readByTheCli = new Set<OptionName>(['api', 'resources', 'overrides', 'counts', 'quiet'])
+const readByTheCli = new Set<OptionName>([
+  'api',
+  'resources',
+  'overrides',
+  'scenarios',
+  'counts',
+  'quiet',
+])
 
 /**
  * The API and resources the command line names (`--api <module>`, `--resources <module>`,
@@ -216,7 +223,7 @@ export async function runCli(argv: string[]): Promise<void> {
             '$0 --resources ./my-resources.mjs --counts categories=40',
             'Serve resources of your own beside the shop’s',
           ),
-      (args) => {
+      async (args) => {
         const given = args as unknown as Record<string, unknown>
         const options: Record<string, unknown> = {}
         for (const [name] of flagOptions) {
@@ -241,6 +248,15 @@ export async function runCli(argv: string[]): Promise<void> {
         }
         if (resources.length > 0) options.resources = resources
         if (api) options.api = api
+        if (given.scenarios !== undefined) {
+          const scenarios = await loadScenarios(String(given.scenarios))
+          if (typeof scenarios === 'string') {
+            console.error(`shop-sandbox: ${scenarios}`)
+            process.exitCode = 1
+            return
+          }
+          options.scenarios = scenarios
+        }
         return serve(
           {
             ...options,

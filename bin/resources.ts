@@ -1,4 +1,5 @@
-import { resolve } from 'node:path'
+import { readdir, readFile, stat } from 'node:fs/promises'
+import { basename, join, resolve } from 'node:path'
 import { pathToFileURL } from 'node:url'
 import type { ApiDefinition } from '../resources/api.js'
 import type { AnyResourceDefinition } from '../resources/define.js'
@@ -73,4 +74,43 @@ export async function loadApi(module: string): Promise<ApiDefinition | string> {
   if (!isApi(exported))
     return `--api ${module}: export an API made with defineApi({ title, resources, accounts }) as the module's default${Array.isArray(exported) ? ' (this module exports resources: pass it with --resources)' : ''}`
   return exported
+}
+
+/**
+ * The scenarios `--scenarios <path>` names (CONTRACT C5): a module whose default export (or
+ * `scenarios` export) is a list of `defineScenario` definitions, or a folder of `<name>.json`
+ * files each holding `{ description, data?, overrides?, settings? }`. A file that is no JSON
+ * object is one line naming it; what is wrong inside a scenario is named when the sandbox is
+ * made.
+ */
+export async function loadScenarios(path: string): Promise<readonly unknown[] | string> {
+  const found = await stat(path).catch(() => null)
+  if (found?.isDirectory()) {
+    const files = (await readdir(path)).filter((name) => name.endsWith('.json')).sort()
+    if (files.length === 0) return `--scenarios ${path}: the folder holds no <name>.json files`
+    const scenarios: unknown[] = []
+    for (const file of files) {
+      let parsed: unknown
+      try {
+        parsed = JSON.parse((await readFile(join(path, file), 'utf8')).replace(/^\uFEFF/, ''))
+      } catch (error) {
+        return `--scenarios ${join(path, file)}: not JSON: ${(error as Error).message.split('\n')[0]}`
+      }
+      if (typeof parsed !== 'object' || parsed === null || Array.isArray(parsed))
+        return `--scenarios ${join(path, file)}: must hold a JSON object: { "description": …, "data"?: …, "overrides"?: […], "settings"?: {…} }`
+      if ('name' in parsed)
+        return `--scenarios ${join(path, file)}: the file's name is the scenario's (${basename(file, '.json')}); leave "name" out`
+      scenarios.push({ name: basename(file, '.json'), ...parsed })
+    }
+    return scenarios
+  }
+  if (found?.isFile() && path.endsWith('.json'))
+    return `--scenarios ${path}: give a folder of <name>.json files, or a module exporting a list of scenarios`
+  const loaded = await importModule('scenarios', path)
+  if (typeof loaded === 'string') return loaded
+  const exported = loaded.default ?? loaded.scenarios
+  const list = Array.isArray(exported) ? exported : exported === undefined ? undefined : [exported]
+  if (!list || list.length === 0)
+    return `--scenarios ${path}: export a list of scenarios as the module's default (export default [defineScenario({ name, description, … })])`
+  return list
 }

@@ -91,7 +91,13 @@ function banner(
   const counts = Object.entries(server.sandbox.db.counts())
     .map(([name, count]) => `${count} ${name}`)
     .join(', ')
-  const source = server.dataFile === 'loaded' ? `from ${data}` : `seed ${seed}`
+  const scenario = server.sandbox.scenario
+  const source =
+    server.dataFile === 'loaded'
+      ? `from ${data}`
+      : scenario === 'default'
+        ? `seed ${seed}`
+        : `scenario ${scenario}`
   const { tokens, login, password } = catalog.accounts
   const width = 14
   const line = (label: string, text: string) => `  ${label.padEnd(width)}${text}`
@@ -99,6 +105,10 @@ function banner(
   return [
     `shop-sandbox ${version} listening on ${server.url} (${catalog.api.title})`,
     line('data:', `${counts} (${source})`),
+    line(
+      'scenario:',
+      `${server.sandbox.scenario} (of ${server.sandbox.scenarios.map(({ name }) => name).join(', ')}: PUT /__sandbox/scenario)`,
+    ),
     ...(modules?.api ? [line('api:', `${catalog.api.title} from ${modules.api}`)] : []),
     ...(modules && modules.resources.length > 0
       ? [line('resources:', `${catalog.added.join(', ')} from ${modules.resources.join(', ')}`)]

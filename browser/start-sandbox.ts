@@ -13,6 +13,7 @@ import { parseBaseUrl } from '../sandbox/options.js'
 import type { UnhandledStrategy } from '../sandbox/unhandled.js'
 import { unhandledOptions } from '../sandbox/unhandled.js'
 import { createHandlers, toFetchResponse } from '../sandbox/msw-handlers.js'
+import { isSeedData, unknownScenario } from '../state/scenarios.js'
 import type { ApiRequest } from '../contract/exchange.js'
 import { fromFetchRequest } from '../contract/exchange.js'
 import type { ConsolePanel, ConsolePanelOptions } from './console-panel.js'
@@ -94,8 +95,13 @@ export interface BrowserSandbox<D extends readonly AnyResourceDefinition[] = any
   readonly db: ApiStore<D>
   /** MSW's worker. */
   readonly worker: SandboxWorker
-  /** Back to the seeded data (saved too, when persisting). */
+  /** Back to the scenario's data (saved too, when persisting). */
   reset(): void
+  /**
+   * Puts the sandbox in a scenario (CONTRACT C5), loading faker first when its data is
+   * generated; a RangeError naming the known ones for a name it lacks.
+   */
+  useScenario(name: string): Promise<void>
   /** The console panel, with `console: true`; else null. */
   readonly console: ConsolePanel | null
   /** Stops intercepting requests and saving data (a second call does nothing). */
@@ -123,14 +129,35 @@ export async function startApiSandbox(
   // Seeders of resources beyond an API's own may use any of faker's English (a chunk of its own).
   // faker only when the data is generated: a data set the build prepared needs none.
   const catalog = Catalog.of(options.api, options.resources ?? [])
-  if (!hasPreparedSeed(catalog, sandboxOptions)) {
+  // The scenario to start in (CONTRACT C5): the option's, else the page address's
+  // (`?scenario=empty`: a link opens the app in that state).
+  const addressed =
+    sandboxOptions.scenario === undefined && typeof location !== 'undefined'
+      ? new URLSearchParams(location.search).get('scenario')
+      : null
+  const wanted = sandboxOptions.scenario ?? addressed ?? 'default'
+  const definitions = [...(options.api.scenarios ?? []), ...(sandboxOptions.scenarios ?? [])]
+  const generated = definitions.some(
+    (definition) => definition.name === wanted && isSeedData(definition.data),
+  )
+  if (generated || !hasPreparedSeed(catalog, sandboxOptions)) {
     await loadFaker()
     if (!catalog.fakerLocale) await loadFakerEnglish()
   }
+  if (
+    addressed !== null &&
+    !['default', ...definitions.map(({ name }) => name)].includes(addressed)
+  )
+    console.warn(
+      `[shop-sandbox] ?scenario=${addressed.slice(0, 64)} names no scenario: ${unknownScenario(addressed, ['default', ...definitions.map(({ name }) => name)])}; starting in default`,
+    )
   const sandbox = createApiSandbox({
     // Beside the app's own files, the document lives under the API's base path.
     openApiPath: openApiPathFor(sandboxOptions.baseUrl),
     ...sandboxOptions,
+    ...(addressed !== null && definitions.some(({ name }) => name === addressed)
+      ? { scenario: addressed }
+      : {}),
   })
   const persistence = persist
     ? await persistInStorage(
@@ -175,6 +202,14 @@ export async function startApiSandbox(
     worker,
     console: consolePanel,
     reset: () => sandbox.reset(),
+    async useScenario(name) {
+      const known = sandbox.scenarios.find((scenario) => scenario.name === name)
+      if (known?.sets.data === 'seed') {
+        await loadFaker()
+        if (!catalog.fakerLocale) await loadFakerEnglish()
+      }
+      sandbox.useScenario(name)
+    },
     async stop() {
       if (stopped) return
       stopped = true

@@ -74,6 +74,7 @@ export function mountConsole(
   <input id="sandbox-search" type="search" size="10" placeholder="find a sandbox" aria-label="Find a sandbox by its X-Sandbox-Id">
   <button id="sandbox-more" aria-label="More sandboxes">more…</button>
   <button id="reset">Reset data</button>
+  <button id="reset-all" title="Data, overrides and settings back to the scenario's">Reset to scenario</button>
   <button id="clear">Clear journal</button>
   <button id="download">Download data</button>
   <label><span>Load file</span><input id="load" type="file" accept="application/json,.json"></label>
@@ -111,6 +112,10 @@ export function mountConsole(
     </section>
   </div>
   <div>
+    <section aria-labelledby="scenario-title">
+      <h2 id="scenario-title">Scenario <span class="muted" id="scenario-current"></span></h2>
+      <div class="scroll"><table><tbody id="scenarios"></tbody></table></div>
+    </section>
     <section aria-labelledby="settings-title">
       <h2 id="settings-title">Settings</h2>
       <div class="row"><label>Delay <input id="delay" size="9" placeholder="0 or 100-400"></label><span class="muted">ms</span></div>
@@ -422,6 +427,30 @@ export function mountConsole(
     state.lastJournalId = Math.max(state.lastJournalId, newest)
     if (changed && !first) await loadData()
   }
+  async function loadScenarios() {
+    const [list, current] = await Promise.all([
+      api('GET', '/scenarios?pageSize=100'),
+      api('GET', '/scenario'),
+    ])
+    const name = current.scenario.name
+    $('scenario-current').textContent = name
+    $('scenarios').replaceChildren(
+      ...list.list.map((scenario: any) => {
+        const row = document.createElement('tr')
+        row.dataset.scenario = scenario.name
+        const use = document.createElement('button')
+        use.textContent = scenario.name === name ? 'In use' : 'Use'
+        use.disabled = scenario.name === name
+        use.setAttribute('aria-label', `Use scenario ${scenario.name}`)
+        use.onclick = () =>
+          act(() => api('PUT', '/scenario', { name: scenario.name }), refreshAll, loadScenarios)
+        const actions = document.createElement('td')
+        actions.append(use)
+        row.append(cell('th', scenario.name), cell('td', scenario.description, 'muted'), actions)
+        return row
+      }),
+    )
+  }
   async function loadSettings() {
     const config = await api('GET', '/config')
     const delay = config.delay
@@ -490,7 +519,7 @@ export function mountConsole(
     state.page = 1
     state.lastJournalId = 0
     closeEditor()
-    act(refreshAll)
+    act(refreshAll, loadScenarios)
   }
   $('sandbox-search').oninput = () => {
     state.sandboxPage = 1
@@ -498,6 +527,8 @@ export function mountConsole(
   }
   $('sandbox-more').onclick = () => act(() => loadSandboxes(true))
   $('reset').onclick = () => act(() => api('DELETE', '/db'), loadData)
+  $('reset-all').onclick = () =>
+    act(() => api('POST', '/reset'), refreshAll, loadScenarios)
   $('clear').onclick = () => act(() => api('DELETE', '/requests'), loadJournal)
   $('download').onclick = () =>
     act(async () => {
@@ -588,6 +619,7 @@ export function mountConsole(
     setInterval(() => {
       if (stopped) return
       loadSandboxes().catch(() => {})
+      loadScenarios().catch(() => {})
       api('GET', '')
         .then((info) => {
           const shown = [...rootElement.querySelectorAll('#counts .count b')].map((el) =>
@@ -600,6 +632,7 @@ export function mountConsole(
   ]
   loadSandboxes()
     .then(refreshAll)
+    .then(loadScenarios)
     .then(
       () => {
         status('live')

@@ -2,7 +2,6 @@ import type { ApiRequest, ApiResponse } from '../contract/exchange.js'
 import type { Catalog } from '../resources/catalog.js'
 import type { SandboxInstance } from '../state/instance.js'
 import type { NearMiss } from '../state/overrides/index.js'
-import type { Walked } from './compose.js'
 import type { Operation, Principal } from './operation.js'
 import type { Preferences } from './preferences.js'
 import type { RouteMatch } from './router.js'
@@ -18,8 +17,16 @@ export interface PipelineHost {
   /** The API's resources and the routes compiled from them. */
   readonly catalog: Catalog
   readonly routes: ApiRoutes
-  /** The sandbox for an `X-Sandbox-Id` (null: the default one), created on first use. */
-  instanceFor(name: string | null): SandboxInstance
+  /**
+   * The sandbox for an `X-Sandbox-Id` (null: the default one), created on first use; in the
+   * scenario `X-Sandbox-Scenario` names when it creates one (404 for a name it lacks).
+   */
+  instanceFor(name: string | null, scenario: string | null): SandboxInstance
+  /**
+   * What a scenario's data waits for before a sandbox can be made in it (faker, in a browser),
+   * or null; 404 for a name the sandbox lacks.
+   */
+  scenarioReady(name: string): Promise<void> | null
   /** After each request to a sandbox: keeps the named sandboxes within their memory budget. */
   settle(instance: SandboxInstance): void
   /** Milliseconds since the epoch (a settable clock for tests). */
@@ -45,8 +52,7 @@ export const CONTROL_PREFIX = '/__sandbox'
  * steps after it and for the journal. One object per request, every field present from the
  * start (the steps store into it as it is, instead of growing it).
  */
-export class Context implements Walked, Pick<ApiRequest, 'header' | 'readBody'> {
-  step = 0
+export class Context implements Pick<ApiRequest, 'header' | 'readBody'> {
   /** Its `X-Request-Id` (the request id step). */
   requestId = ''
   /** The caller's sandbox (the sandbox step sets it before any step that reads it). */

@@ -1,4 +1,7 @@
 import * as z from 'zod'
+import type { ControlHost, ControlOperation } from './control-types.js'
+import { pageOf } from './control-types.js'
+import { scenarioRoutes } from './scenario-routes.js'
 import type { Catalog } from '../resources/catalog.js'
 import type { Row } from '../resources/define.js'
 import { isAdmin } from './auth.js'
@@ -26,31 +29,6 @@ import {
   overrideSchema,
 } from '../state/overrides/index.js'
 import { limitFlag } from '../state/limits.js'
-
-export interface ControlContext {
-  request: ApiRequest
-  instance: SandboxInstance
-  /** Every live sandbox: the default one first. */
-  sandboxes(): readonly SandboxInstance[]
-  /** Reads the JSON body up to `limit` bytes; `bytes` hears how many there were. */
-  /** Reads the JSON body; given `seen`, its size (and the body) are written there. */
-  readJson(limit?: number, seen?: { bytes?: number; body?: unknown }): Promise<unknown>
-  /** The path the API's resources live under (`''` or `/api`). */
-  basePath: string
-}
-
-export interface ControlOperation {
-  docs: {
-    operationId: string
-    summary: string
-    description?: string
-    success: { status: number; data: z.ZodType | null; list?: boolean }
-    body?: z.ZodType
-    /** The query it takes: the schema that validates it documents it. */
-    query?: QuerySchema
-  }
-  run(context: ControlContext): ApiResponse | Promise<ApiResponse>
-}
 
 /**
  * A document as `GET /__sandbox/db` answered it, envelope and all (`curl … -o backup.json`),
@@ -107,6 +85,9 @@ const journalEntrySchema = once(() =>
             'On a path the API lacks that no override matched: the override the request came closest to (CONTRACT C2).',
         },
       ).optional(),
+      scenario: documented(z.string(), {
+        description: 'The scenario the sandbox was in when it answered (CONTRACT C5).',
+      }),
       proxied: documented(z.literal(true), {
         description:
           "Answered by the proxy target (the server's proxy option), or passed through to the network in MSW (CONTRACT C4).",
@@ -178,6 +159,9 @@ function controlRoutes(catalog: Catalog): Route<ControlOperation>[] {
       sandboxId: documented(z.string().nullable(), {
         description: 'The X-Sandbox-Id served; null for the default sandbox.',
       }),
+      scenario: documented(z.string(), {
+        description: 'The scenario it is in (CONTRACT C5): what a reset returns it to.',
+      }),
       counts: countsSchema,
       config: runtimeConfigSchema(),
       requests: documented(z.int(), { description: 'Entries in the request journal.' }),
@@ -221,6 +205,7 @@ function controlRoutes(catalog: Catalog): Route<ControlOperation>[] {
   const sandboxSummarySchema = documented(
     z.object({
       sandboxId: z.string().nullable(),
+      scenario: z.string(),
       counts: countsSchema,
       requests: z.int(),
       overrides: z.int(),
@@ -229,6 +214,7 @@ function controlRoutes(catalog: Catalog): Route<ControlOperation>[] {
   )
 
   return [
+    ...scenarioRoutes(),
     {
       path: '/',
       operations: {
@@ -241,6 +227,7 @@ function controlRoutes(catalog: Catalog): Route<ControlOperation>[] {
           run: ({ instance, basePath }) =>
             success({
               sandboxId: instance.name,
+              scenario: instance.scenario.name,
               counts: counts(instance),
               config: instance.config,
               requests: instance.journal.size,
@@ -284,6 +271,7 @@ function controlRoutes(catalog: Catalog): Route<ControlOperation>[] {
               : sandboxes()
             const all = found.map((one) => ({
               sandboxId: one.name,
+              scenario: one.scenario.name,
               counts: counts(one),
               requests: one.journal.size,
               overrides: one.overrides.size,
@@ -485,22 +473,6 @@ export function addOverride(
   }
 }
 
-/** One page (`page`, `pageSize`) of a whole list, as a list payload. */
-function pageOf(all: readonly unknown[], params: URLSearchParams): ApiResponse {
-  const { page, pageSize } = parseQuery(pagingSchema(), params, false) as {
-    page: number
-    pageSize: number
-  }
-  const start = (page - 1) * pageSize
-  const payload: ListPayload<unknown> = {
-    list: all.slice(start, start + pageSize),
-    total: all.length,
-    page,
-    pageSize,
-  }
-  return success(payload)
-}
-
 /** What `GET /__sandbox` says of the API: where it lives, its resources, its fixed tokens. */
 function apiInfo(catalog: Catalog, instance: SandboxInstance, basePath: string) {
   const { accounts } = catalog
@@ -522,20 +494,17 @@ export function handleControl(
   request: ApiRequest,
   path: string,
   instance: SandboxInstance,
-  sandboxes: () => readonly SandboxInstance[],
-  catalog: Catalog,
-  basePath = '',
+  host: ControlHost,
 ): Promise<ApiResponse> {
-  const match = controlRouter(catalog).match(path)
+  const match = controlRouter(host.catalog).match(path)
   if (!match) throw ApiError.of('notFound', `no control route ${request.method} /__sandbox${path}`)
   const operation = operationFor(match.route, request.method)
   return Promise.resolve(
     operation.run({
+      ...host,
       request,
       instance,
-      sandboxes,
       readJson: (limit, seen) => readJsonBody(request, limit, seen),
-      basePath,
     }),
   )
 }

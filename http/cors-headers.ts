@@ -6,6 +6,7 @@ export const corsAllowedHeaders = [
   'X-Request-Id',
   'X-Sandbox-Id',
   'X-Sandbox-Delay',
+  'X-Sandbox-Scenario',
 ]
 
 /** Response headers a cross-origin caller may read. */

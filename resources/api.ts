@@ -52,6 +52,20 @@ export interface ApiDefinition<
    * resources of yours beside an API's uses the whole English locale.
    */
   fakerLocale?: () => LocaleDefinition
+  /**
+   * Its named scenarios (CONTRACT C5, `defineScenario`): states of the world a sandbox can be
+   * put in by name, besides `default`. Checked when a sandbox is made.
+   */
+  scenarios?: readonly ApiScenario[]
+}
+
+/** A scenario as an API lists it (`defineScenario` gives one; checked when a sandbox is made). */
+export interface ApiScenario {
+  name: string
+  description: string
+  data?: unknown
+  overrides?: readonly unknown[]
+  settings?: unknown
 }
 
 /**

@@ -118,6 +118,11 @@ export function markProven(api: ApiDefinition): void {
   proven.add(api)
 }
 
+/** Whether an API's definitions (its scenarios' too) are proven by the suite (see {@link markProven}). */
+export function isProven(api: ApiDefinition): boolean {
+  return proven.has(api)
+}
+
 /**
  * Every check of an API's definitions, throwing a TypeError naming the resource and field of the
  * first mistake: the API, then names and singulars, the accounts resource, each definition.

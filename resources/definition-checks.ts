@@ -606,11 +606,22 @@ function nestedField(definition: AnyResourceDefinition): string | undefined {
 }
 
 /** Checks an API's own fields (its resources are checked one by one). */
-const API_KEYS = new Set(['title', 'description', 'resources', 'accounts', 'codes', 'fakerLocale'])
+const API_KEYS = new Set([
+  'title',
+  'description',
+  'resources',
+  'accounts',
+  'codes',
+  'fakerLocale',
+  'scenarios',
+])
 const ACCOUNTS_KEYS = new Set(['resource', 'login', 'password', 'role', 'tokens'])
 
 export function checkApi(api: ApiDefinition): void {
   if (!isObject(api)) fail('api', 'must be an API definition (defineApi({ … }))')
+  // Its scenarios are checked when a sandbox is made (state/scenarios.ts): here only their list.
+  if (api.scenarios !== undefined && !Array.isArray(api.scenarios))
+    fail('api.scenarios', 'must be a list of scenarios (defineScenario)')
   for (const key of Object.keys(api))
     if (!API_KEYS.has(key))
       fail(`api.${key}`, `is not part of an API definition (${listed([...API_KEYS])})`)

@@ -49,6 +49,20 @@ export async function loadFaker(): Promise<void> {
 
 let english: LocaleDefinition | undefined
 
+/**
+ * Loads what generating a catalog's data needs (faker, and its whole English locale when the
+ * catalog names no locale of its own), or null when it is there already (always in Node).
+ */
+export function seedSourcesFor(catalog: { fakerLocale: unknown }): Promise<void> | null {
+  const needsEnglish = !catalog.fakerLocale
+  if (FakerClass && (!needsEnglish || english)) return null
+  if (requireFaker() && (!needsEnglish || requireFakerEnglish())) return null
+  return (async () => {
+    await loadFaker()
+    if (needsEnglish) await loadFakerEnglish()
+  })()
+}
+
 /** Loads faker's English locale where it cannot be required (a browser): a chunk of its own. */
 export async function loadFakerEnglish(): Promise<void> {
   english ??=

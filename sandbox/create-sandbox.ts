@@ -22,6 +22,9 @@ import { openApiResponse } from './openapi-response.js'
 import type { ResolvedOptions, SandboxOptions } from './options.js'
 import { resolveOptions } from './options.js'
 import { InstanceRegistry } from '../state/registry.js'
+import type { Scenario, ScenarioSummary } from '../state/scenarios.js'
+import { ScenarioSet, unknownScenario } from '../state/scenarios.js'
+import { isProven } from '../resources/catalog.js'
 import type { RuntimeConfig, RuntimeConfigInput } from '../state/runtime-config.js'
 import { runtimeConfigPatchSchema } from '../state/runtime-config.js'
 import { flag } from './option-table.js'
@@ -56,8 +59,23 @@ export interface Sandbox<D extends readonly AnyResourceDefinition[] = any> {
   handle(request: ApiRequest): Promise<ApiResponse>
   /** Whether a URL is the sandbox's to answer (the predicate of its MSW handler). */
   claims(url: URL): boolean
-  /** Back to the seeded data; sessions, journal, settings and every `X-Sandbox-Id` sandbox reset. */
+  /**
+   * Back to the scenario's data (the seeded data in `default`); sessions, journal, overrides and
+   * settings back to the scenario's, and every `X-Sandbox-Id` sandbox dropped.
+   */
   reset(): void
+  /**
+   * Puts the default sandbox in a scenario (CONTRACT C5): its data, overrides and settings; a
+   * RangeError naming the known ones (closest first) for a name it lacks.
+   *
+   * @example
+   * beforeEach(() => sandbox.useScenario('empty'))
+   */
+  useScenario(name: string): void
+  /** The default sandbox's scenario (`default` unless one was chosen). */
+  readonly scenario: string
+  /** The scenarios a sandbox can be put in: `default`, the API's, the `scenarios` option's. */
+  readonly scenarios: readonly ScenarioSummary[]
   /** A copy of the default sandbox's data and id sequences (cheap: records are immutable). */
   snapshot(): ApiSnapshot<D>
   /** Replaces the default sandbox's data with a snapshot or a validated document. */
@@ -147,11 +165,23 @@ export function createApiSandbox<
       })
     }
   }
-  const makeInstance = (name: string | null) =>
+  // The scenarios (CONTRACT C5): the API's, then the sandbox's own, checked now, each naming
+  // the scenario and the field when bad.
+  const scenarios = new ScenarioSet({
+    catalog,
+    tables,
+    seed,
+    definitions: [...(options.api.scenarios ?? []), ...((options.scenarios as unknown[]) ?? [])],
+    limits: resolved.limits.overrides,
+    startOverrides,
+    proven: new Set(isProven(options.api) ? (options.api.scenarios ?? []) : []),
+  })
+  const startScenario = scenarioOption(scenarios, resolved.scenario)
+  const makeInstance = (name: string | null, scenario = startScenario) =>
     new SandboxInstance({
       name,
       tables,
-      seed,
+      scenario,
       seedNumber: resolved.seed,
       config: resolved.config,
       tokenTtl: resolved.tokenTtl,
@@ -170,12 +200,19 @@ export function createApiSandbox<
     basePath: resolved.basePath,
     catalog,
     routes,
-    instanceFor: (name) => registry.get(name),
+    instanceFor: (name, scenario) =>
+      registry.get(name, scenario === null ? undefined : scenarios.named(scenario)),
+    scenarioReady: (name) => scenarios.named(name).ready(),
     settle: (instance) => registry.settle(instance),
     now: resolved.now,
     control: (request, path, instance) =>
       resolved.control
-        ? handleControl(request, path, instance, () => registry.all(), catalog, resolved.basePath)
+        ? handleControl(request, path, instance, {
+            sandboxes: () => registry.all(),
+            catalog,
+            basePath: resolved.basePath,
+            scenarios,
+          })
         : null,
     documents: (request, path) =>
       path === resolved.openApiPath ? openApiResponse(request, resolved) : null,
@@ -204,6 +241,21 @@ export function createApiSandbox<
         await handleRequest(fromFetchRequest(request)),
         resolved.onUnexpectedError,
       )
+    },
+    useScenario(name) {
+      const scenario = scenarios.get(String(name))
+      if (!scenario) throw new RangeError(unknownScenario(String(name), scenarios.names))
+      if (scenario.ready() !== null)
+        throw new Error(
+          `scenario '${scenario.name}' generates its data with faker, not loaded yet in this page: switch with PUT /__sandbox/scenario, or start with startSandbox({ scenario: '${scenario.name}' })`,
+        )
+      main.useScenario(scenario)
+    },
+    get scenario() {
+      return main.scenario.name
+    },
+    get scenarios() {
+      return scenarios.list().map((scenario) => scenario.summary())
     },
     reset() {
       main.reset()
@@ -247,6 +299,16 @@ export function createApiSandbox<
   answers.set(sandbox as unknown as Sandbox, answerRequest)
   hosts.set(sandbox as unknown as Sandbox, host)
   return sandbox
+}
+
+/** The scenario the `scenario` option names, or a TypeError naming the known ones. */
+function scenarioOption(scenarios: ScenarioSet, name: string): Scenario {
+  const scenario = scenarios.get(name)
+  if (!scenario)
+    throw new TypeError(
+      `Invalid sandbox options: scenario: ${unknownScenario(name, scenarios.names)}`,
+    )
+  return scenario
 }
 
 /** The marker MSW's handler turns into `passthrough()` (the journal shows it with status 0). */

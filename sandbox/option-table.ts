@@ -9,6 +9,7 @@ import type { OptionScope, OptionSpec } from '../contract/option-spec.js'
 import { option } from '../contract/option-spec.js'
 import { limitOptions } from '../state/limits.js'
 import type { OverrideInput } from '../state/overrides/index.js'
+import type { ScenarioDefinition } from '../state/scenarios.js'
 import type { Delay } from '../state/runtime-config.js'
 import { defaultRuntimeConfig, runtimeConfigPatchSchema } from '../state/runtime-config.js'
 import { flagOf } from '../contract/option-spec.js'
@@ -154,6 +155,31 @@ export const optionTable = {
     help: 'Overrides every sandbox starts with, again after a full reset (a JSON file holding an array, as POST /__sandbox/overrides takes)',
     defaultText: 'none',
     flag: { kind: 'path', value: '<file>' },
+  }),
+  scenario: option({
+    schema: () =>
+      z
+        .string()
+        .regex(
+          /^[a-z0-9][a-z0-9-]{0,62}$/,
+          'must be a scenario name: lower-case letters, digits and hyphens (like out-of-stock)',
+        ),
+    scope: 'sandbox',
+    help: 'The scenario the sandbox starts in (and a reset returns to): its data, overrides and settings; GET /__sandbox/scenarios lists them',
+    default: 'default',
+    lands: 'scenario',
+    flag: { kind: 'text', value: '<name>' },
+  }),
+  scenarios: option({
+    schema: () =>
+      z.custom<readonly ScenarioDefinition<never>[]>(
+        (value) => Array.isArray(value),
+        'must be a list of scenarios (defineScenario)',
+      ),
+    scope: 'sandbox',
+    help: "Scenarios besides the API's own (a module whose default export is a list of defineScenario definitions, or a folder of <name>.json files)",
+    defaultText: "the API's own",
+    flag: { kind: 'path', value: '<module|folder>' },
   }),
   clock: option({
     schema: fn<() => Date | number>('returning a Date or milliseconds'),

@@ -41,6 +41,8 @@ export interface ResolvedOptions {
   /** Where the OpenAPI document is served, or null when it is not. */
   openApiPath: string | null
   maxSandboxes: number
+  /** The scenario the default sandbox starts in (CONTRACT C5). */
+  scenario: string
   limits: SandboxLimits
   config: RuntimeConfig
   now: () => number
@@ -131,7 +133,7 @@ export function resolveOptions(options: SandboxOptions & { api: ApiDefinition })
   // Every row with a landing place, given or at its default, where it lands (issue 44).
   const { config, openApiPath, ...landedRows } = landed(optionTable, given) as Pick<
     ResolvedOptions,
-    'tokenTtl' | 'control' | 'passthrough' | 'maxSandboxes' | 'limits'
+    'tokenTtl' | 'control' | 'passthrough' | 'maxSandboxes' | 'limits' | 'scenario'
   > & { config: Partial<RuntimeConfig>; openApiPath: string | false }
   return {
     ...landedRows,

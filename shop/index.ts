@@ -17,6 +17,7 @@ import { shopCodes } from './codes.js'
 import { orders } from './orders.js'
 import { products } from './products.js'
 import { users } from './users.js'
+import { shopScenarios } from './scenarios.js'
 
 /**
  * The Shop API's resources, in the order they are seeded, stored and documented: the one list
@@ -46,6 +47,7 @@ export const shopApi = defineApi({
     }),
   },
   codes: shopCodes,
+  scenarios: shopScenarios,
   // The few lists of faker's English the shop's seeders use: a browser bundle carries just those.
   fakerLocale: seedLocale,
 })

@@ -1,4 +1,5 @@
 import type { ProgressReporter } from '../db/progress.js'
+import type { Scenario } from './scenarios.js'
 import type { Document, Snapshot, TableSpec } from '../db/store.js'
 import { Store } from '../db/store.js'
 import { Journal } from './journal.js'
@@ -21,8 +22,8 @@ export interface InstanceOptions {
   name: string | null
   /** How its collections are stored. */
   tables: readonly TableSpec[]
-  /** The seeded data it starts from and resets to (shared, frozen records). */
-  seed: Snapshot
+  /** The scenario it starts in (CONTRACT C5): the data, overrides and settings a reset returns to. */
+  scenario: Scenario
   seedNumber: number
   config: RuntimeConfig
   tokenTtl: number
@@ -30,7 +31,7 @@ export interface InstanceOptions {
   limits: SandboxLimits
   /** Hears how loading the seed into this sandbox's indexes advances. */
   onProgress?: ProgressReporter | undefined
-  /** Overrides every sandbox starts with (`--overrides`), again after a full reset. */
+  /** Overrides every sandbox starts with (`--overrides`), again after a full reset, before its scenario's. */
   overrides?: readonly ParsedOverride[]
 }
 
@@ -78,6 +79,8 @@ export class SandboxInstance {
   /** The data file keeping this sandbox's data, if any (set by the server for `--data`). */
   persistence: Persistence | null = null
   config: RuntimeConfig
+  /** The scenario it is in (CONTRACT C5): what a reset returns it to. */
+  scenario: Scenario
   /** Decides fault injection; reseeded on reset and when the rates change. */
   faultRandom: () => number
   /** Draws delays within a range. */
@@ -90,12 +93,13 @@ export class SandboxInstance {
     this.#options = options
     this.name = options.name
     this.limits = options.limits
-    this.store = new Store(options.tables, options.seed, options.onProgress)
+    this.scenario = options.scenario
+    this.store = new Store(options.tables, options.scenario.data(), options.onProgress)
     this.sessions = new Sessions(options.tokenTtl, options.clock, options.limits.maxSessions)
     this.journal = new Journal(options.limits.journal)
     this.overrides = new Overrides(options.limits.overrides)
-    for (const override of options.overrides ?? []) this.overrides.add(override)
-    this.config = { ...options.config }
+    this.#startOverrides()
+    this.config = this.#startConfig()
     this.faultRandom = this.#random(1)
     this.delayRandom = this.#random(2)
   }
@@ -128,21 +132,47 @@ export class SandboxInstance {
     this.#written = bytes * WRITE_FACTOR
   }
 
-  /** Back to the seeded data: sessions end and the random streams restart. */
+  /** Back to its scenario's data: sessions end and the random streams restart. */
   resetData(): void {
     this.#written = 0
-    this.store.restore(this.#options.seed)
+    this.store.restore(this.scenario.data())
     this.sessions.clear()
     this.reseed()
   }
 
-  /** {@link resetData}, and the journal empties and the settings return to their defaults. */
+  /**
+   * {@link resetData}, and the journal empties, the overrides and the settings return to its
+   * scenario's (CONTRACT C5: a reset returns a sandbox to its scenario, not to `default`).
+   */
   reset(): void {
     this.resetData()
     this.journal.clear()
+    this.#startOverrides()
+    this.config = this.#startConfig()
+  }
+
+  /**
+   * Puts the sandbox in another scenario (CONTRACT C5): its data, overrides and settings replace
+   * the sandbox's; sessions end; the journal stays (each entry names the scenario it was
+   * answered in).
+   */
+  useScenario(scenario: Scenario): void {
+    this.scenario = scenario
+    this.resetData()
+    this.#startOverrides()
+    this.config = this.#startConfig()
+  }
+
+  /** The sandbox's own overrides, then its scenario's (already checked to fit together). */
+  #startOverrides(): void {
     this.overrides.clear()
     for (const override of this.#options.overrides ?? []) this.overrides.add(override)
-    this.config = { ...this.#options.config }
+    for (const override of this.scenario.overrides) this.overrides.add(override)
+  }
+
+  /** The sandbox's settings with its scenario's applied. */
+  #startConfig(): RuntimeConfig {
+    return withSettings(this.#options.config, this.scenario.settings)
   }
 
   /** Changes runtime settings (already validated); new rates restart the fault stream. */

@@ -48,6 +48,8 @@ export interface JournalEntry {
   nearMiss?: NearMiss
   /** Answered by the proxy target (`--proxy`) or passed through to the network (CONTRACT C4). */
   proxied?: true
+  /** The scenario the sandbox was in when it answered (CONTRACT C5). */
+  scenario: string
 }
 
 /** Request or response headers as kept: lower-case names to values (a list joined by the transport). */
@@ -74,6 +76,8 @@ export interface JournalRecord {
   apiPath?: string | undefined
   /** The answer: its status and code, and its body (or what it was made from, see `ApiResponse.data`). */
   response: ApiResponse
+  /** The scenario the sandbox was in (CONTRACT C5). */
+  scenario?: string | undefined
 }
 
 /** What `GET /__sandbox/requests` and `sandbox.requests()` filter by (CONTRACT C2). */
@@ -115,6 +119,7 @@ interface Kept {
   responseText: string | undefined
   responseData: unknown
   responseCutFrom: number | undefined
+  scenario: string
   bytes: number
 }
 
@@ -141,6 +146,7 @@ function blankEntry(): Kept {
     responseText: undefined,
     responseData: undefined,
     responseCutFrom: undefined,
+    scenario: '',
     bytes: 0,
   }
 }
@@ -241,6 +247,7 @@ export class Journal {
     entry.responseText = responseText
     entry.responseData = responseData
     entry.responseCutFrom = responseCutFrom
+    entry.scenario = record.scenario ?? 'default'
     entry.bytes = bytes
     const slot = (this.#head + this.#count) % size
     if (slot === this.#items.length) this.#items.push(entry)
@@ -372,6 +379,7 @@ function format(record: Kept, bodyBytes: number): JournalEntry {
     ...(record.overrideId === undefined ? {} : { overrideId: record.overrideId }),
     ...(record.nearMiss === undefined ? {} : { nearMiss: { ...record.nearMiss } }),
     ...(record.proxied ? { proxied: true as const } : {}),
+    scenario: record.scenario,
     requestHeaders: redactedHeaders(record.requestHeaders),
     responseHeaders: redactedHeaders(record.responseHeaders),
   }

@@ -1,4 +1,5 @@
 import type { SandboxInstance } from './instance.js'
+import type { Scenario } from './scenarios.js'
 
 /**
  * The default sandbox and the `X-Sandbox-Id` ones, created on first use; beyond `capacity`
@@ -11,7 +12,7 @@ export class InstanceRegistry {
   constructor(
     readonly defaultInstance: SandboxInstance,
     private readonly capacity: number,
-    private readonly create: (name: string) => SandboxInstance,
+    private readonly create: (name: string, scenario?: Scenario) => SandboxInstance,
     private readonly budget = Number.POSITIVE_INFINITY,
   ) {}
 
@@ -31,13 +32,17 @@ export class InstanceRegistry {
     }
   }
 
-  get(name: string | null): SandboxInstance {
+  /**
+   * The sandbox of a name (null: the default one), created on first use, in `scenario` when
+   * given (CONTRACT C5: `X-Sandbox-Scenario` picks the scenario of the sandbox it creates).
+   */
+  get(name: string | null, scenario?: Scenario): SandboxInstance {
     if (name === null) return this.defaultInstance
     let instance = this.#named.get(name)
     if (instance) {
       this.#named.delete(name)
     } else {
-      instance = this.create(name)
+      instance = this.create(name, scenario)
       if (this.#named.size >= this.capacity) {
         const oldest = this.#named.keys().next().value
         if (oldest !== undefined) this.#named.delete(oldest)

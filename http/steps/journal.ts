@@ -46,6 +46,7 @@ function record(c: Context, response: ApiResponse): ApiResponse {
     nearMiss: c.nearMiss,
     proxied: c.proxied,
     requestHeaders: request.headers?.(),
+    scenario: c.instance.scenario.name,
     response,
   })
   return response

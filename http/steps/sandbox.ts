@@ -6,13 +6,17 @@ import type { Answer, Context } from '../context.js'
 
 /**
  * The sandbox (CONTRACT C1): `X-Sandbox-Id` names the caller's own copy of the data (created on
- * first use); none means the default one. A name that is not one is 400 / 40000. Once the
- * answer is made, the named sandboxes are kept within their memory budget.
+ * first use, in the scenario `X-Sandbox-Scenario` names: C5); none means the default one. A name
+ * that is not one is 400 / 40000, a scenario the sandbox lacks 404 / 40400. Once the answer is
+ * made, the named sandboxes are kept within their memory budget.
  */
 export const sandbox: Step<Context, Answer> = {
   name: 'sandbox',
   run(c, next) {
-    const instance = c.host.instanceFor(sandboxId(c.request))
+    const scenario = c.request.header('x-sandbox-scenario')
+    const waiting = scenario === null ? null : c.host.scenarioReady(scenario)
+    if (waiting !== null) return waiting.then(() => sandbox.run(c, next))
+    const instance = c.host.instanceFor(sandboxId(c.request), scenario)
     c.instance = instance
     let answer: Answer
     try {

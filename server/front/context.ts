@@ -1,5 +1,4 @@
 import type { IncomingMessage, ServerResponse } from 'node:http'
-import type { Walked } from '../../http/compose.js'
 import type { Sandbox } from '../../sandbox/create-sandbox.js'
 import type { AllowedHosts, hostGuard, OriginPolicy } from '../guard.js'
 import type { Frame } from '../msw-transport.js'
@@ -23,8 +22,7 @@ export interface FrontServer {
 }
 
 /** One request at the Node server's front (server/front/index.ts). */
-export class Front implements Walked {
-  step = 0
+export class Front {
   /** Headers every answer of this request carries (its id, CORS), written with the answer at once. */
   readonly frame: Record<string, string> = {}
   /** The request target as a URL (the target step sets it before any step that reads it). */

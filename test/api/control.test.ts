@@ -128,6 +128,8 @@ describe('control API: /__sandbox/requests', () => {
       durationMs: expect.any(Number),
       responseBody: expect.objectContaining({ code: 0, message: 'success' }),
       responseCode: 0,
+      // CONTRACT C5: the scenario it was answered in.
+      scenario: 'default',
       // CONTRACT C2: the headers, the token redacted to its scheme.
       requestHeaders: expect.objectContaining({
         authorization: 'Bearer ***',

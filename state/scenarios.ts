@@ -1,0 +1,324 @@
+import { distance } from 'fastest-levenshtein'
+import { ApiError } from '../contract/api-error.js'
+import { describeIssue, safeParseReporting } from '../contract/issues.js'
+import { clip } from '../contract/params.js'
+import type { Document, Snapshot, TableSpec } from '../db/store.js'
+import { Store } from '../db/store.js'
+import type { Catalog } from '../resources/catalog.js'
+import { checkSnapshot } from '../resources/document.js'
+import { resolveSeedOptions, seedCatalog } from '../resources/seed.js'
+import { seedSourcesFor } from '../resources/seed-sources.js'
+import type { OverrideLimits } from './limits.js'
+import type { OverrideInput, ParsedOverride } from './overrides/index.js'
+import { Overrides, parseOverride } from './overrides/index.js'
+import type { RuntimeConfig, RuntimeConfigInput } from './runtime-config.js'
+import { runtimeConfigPatchSchema } from './runtime-config.js'
+
+/**
+ * Named scenarios (CONTRACT C5): a state of the world by name, the same in every mode. A
+ * scenario is a name, a one-line description, and what it sets: data, overrides (C2) and
+ * settings (C1). The API names its own; a sandbox may be given more.
+ */
+
+/** The seed and the record counts a scenario's data is generated from (`{ seed: 7, counts: { users: 10000 } }`). */
+export interface SeedData {
+  seed?: number
+  counts?: Readonly<Record<string, number>>
+}
+
+/**
+ * What a scenario's data is: a document (as `GET /__sandbox/db` gives it), seed options, or a
+ * function that changes the seeded store (`db`: the store of the API's resources, by name).
+ */
+export type ScenarioData<Db> = Readonly<Record<string, unknown>> | SeedData | ((db: Db) => void)
+
+/** One named scenario, as code or a JSON file (`--scenarios`) declares it. */
+export interface ScenarioDefinition<Db = Store> {
+  /** Lower-case letters, digits and hyphens, e.g. `out-of-stock` (the JSON file's name, without `.json`). */
+  name: string
+  /** One line: what the app looks like in it. */
+  description: string
+  /** Its data; the sandbox's own seeded data when left out. */
+  data?: ScenarioData<Db>
+  /** Overrides it starts with (CONTRACT C2), besides the sandbox's own (`overrides` option). */
+  overrides?: readonly OverrideInput[]
+  /** Settings it changes (CONTRACT C1): `delay`, `errorRate`, `dropRate`, `strict`, `auth`. */
+  settings?: RuntimeConfigInput
+}
+
+/**
+ * Declares a scenario (CONTRACT C5). Checked when a sandbox is made: a TypeError names the
+ * scenario and the field.
+ *
+ * @example
+ * const soldOut = defineScenario({
+ *   name: 'sold-out',
+ *   description: 'Every product out of stock',
+ *   data: (db) => {
+ *     for (const product of db.products.all()) db.products.replace({ ...product, stock: 0 })
+ *   },
+ * })
+ */
+export function defineScenario<Db = Store>(
+  scenario: ScenarioDefinition<Db>,
+): ScenarioDefinition<Db> {
+  return scenario
+}
+
+/** The scenario every sandbox has: its own seeded data, overrides and settings. */
+export const DEFAULT_SCENARIO = 'default'
+
+/** What a scenario name may be: it is also a file name and a header value. */
+const SCENARIO_NAME = /^[a-z0-9][a-z0-9-]{0,62}$/
+
+/** What `GET /__sandbox/scenarios` says of a scenario. */
+export interface ScenarioSummary {
+  name: string
+  description: string
+  /** What it sets: its data (`seed`, `document`, `function`, or null for the sandbox's own), overrides and settings. */
+  sets: {
+    data: 'seed' | 'document' | 'function' | null
+    overrides: number
+    settings: Partial<RuntimeConfig>
+  }
+}
+
+/** A scenario ready to use: checked, its data made on first use and shared by every sandbox in it. */
+export class Scenario {
+  #data: Snapshot | undefined
+
+  constructor(
+    readonly name: string,
+    readonly description: string,
+    readonly kind: ScenarioSummary['sets']['data'],
+    readonly overrides: readonly ParsedOverride[],
+    readonly settings: Partial<RuntimeConfig>,
+    readonly make: () => Snapshot,
+    /** Loads what generating its data needs (faker in a browser): seed scenarios only. */
+    readonly loadSources?: () => Promise<void> | null,
+  ) {}
+
+  /** Its data (the records frozen and shared: a sandbox restores from it without copying). */
+  data(): Snapshot {
+    return (this.#data ??= this.make())
+  }
+
+  /**
+   * What making its data waits for, or null when nothing: generating it from a seed needs faker,
+   * which a browser loads on demand (Node has it at once).
+   */
+  ready(): Promise<void> | null {
+    if (this.#data !== undefined || this.kind !== 'seed') return null
+    return this.loadSources?.() ?? null
+  }
+
+  summary(): ScenarioSummary {
+    return {
+      name: this.name,
+      description: this.description,
+      sets: { data: this.kind, overrides: this.overrides.length, settings: { ...this.settings } },
+    }
+  }
+}
+
+/** What a sandbox's scenarios are made from. */
+export interface ScenarioSources {
+  catalog: Catalog
+  tables: readonly TableSpec[]
+  /** The sandbox's own seeded data: the `default` scenario's, and what a function changes. */
+  seed: Snapshot
+  /** The API's scenarios, then the sandbox's (`scenarios` option): the later wins a name. */
+  definitions: readonly unknown[]
+  /** The bounds a scenario's overrides must fit, with the sandbox's own. */
+  limits: OverrideLimits
+  startOverrides: readonly ParsedOverride[]
+  /** The API's own scenarios are proven by its suite: their functions run on first use, not now. */
+  proven: ReadonlySet<unknown>
+}
+
+/** The scenarios of a sandbox, by name; `default` first. */
+export class ScenarioSet {
+  readonly #byName = new Map<string, Scenario>()
+
+  constructor(sources: ScenarioSources) {
+    const own = new Scenario(
+      DEFAULT_SCENARIO,
+      "The sandbox's own seeded data, overrides and settings",
+      null,
+      [],
+      {},
+      () => sources.seed,
+    )
+    this.#byName.set(own.name, own)
+    const given = new Set<string>()
+    for (const [index, definition] of sources.definitions.entries()) {
+      const scenario = scenarioOf(definition, index, sources)
+      if (given.has(scenario.name))
+        throw new TypeError(
+          `Invalid scenario '${scenario.name}': name: two scenarios are named '${scenario.name}'`,
+        )
+      given.add(scenario.name)
+      this.#byName.set(scenario.name, scenario)
+    }
+  }
+
+  get(name: string): Scenario | undefined {
+    return this.#byName.get(name)
+  }
+
+  /** The scenario of that name, or 404 / 40400 naming the known ones, closest first. */
+  named(name: string): Scenario {
+    const scenario = this.#byName.get(name)
+    if (scenario) return scenario
+    throw ApiError.of('notFound', unknownScenario(name, this.names))
+  }
+
+  get names(): string[] {
+    return [...this.#byName.keys()]
+  }
+
+  list(): Scenario[] {
+    return [...this.#byName.values()]
+  }
+}
+
+/** `no scenario named 'emtpy'; known: empty, default, …` (the closest first). */
+export function unknownScenario(name: string, known: readonly string[]): string {
+  const asked = clip(name, 64)
+  const ranked = [...known].sort(
+    (a, b) => distance(asked, a) - distance(asked, b) || (a < b ? -1 : 1),
+  )
+  return `no scenario named '${asked}'; known (closest first): ${ranked.join(', ')}`
+}
+
+/** A definition checked and made ready, or a TypeError naming the scenario and the field. */
+function scenarioOf(definition: unknown, index: number, sources: ScenarioSources): Scenario {
+  if (typeof definition !== 'object' || definition === null || Array.isArray(definition))
+    throw new TypeError(
+      `Invalid scenario scenarios[${index}]: must be a scenario definition (defineScenario({ name, description, … }))`,
+    )
+  const given = definition as Partial<Record<keyof ScenarioDefinition, unknown>>
+  const label = typeof given.name === 'string' ? `'${clip(given.name, 64)}'` : `scenarios[${index}]`
+  const refuse = (field: string, problem: string) =>
+    new TypeError(`Invalid scenario ${label}: ${field}: ${problem}`)
+  if (typeof given.name !== 'string' || !SCENARIO_NAME.test(given.name))
+    throw refuse(
+      'name',
+      'must be 1-63 lower-case letters, digits and hyphens, starting with a letter or digit (like out-of-stock)',
+    )
+  const name = given.name
+  if (name === DEFAULT_SCENARIO)
+    throw refuse('name', `'${DEFAULT_SCENARIO}' is every sandbox's own; pick another name`)
+  if (typeof given.description !== 'string' || given.description.trim() === '')
+    throw refuse('description', 'must be a line of text saying what the app looks like in it')
+  if (given.description.length > 300 || /[\r\n]/.test(given.description))
+    throw refuse('description', 'must be one line of at most 300 characters')
+  for (const key of Object.keys(given))
+    if (!['name', 'description', 'data', 'overrides', 'settings'].includes(key))
+      throw refuse(
+        clip(key),
+        'is not a field of a scenario (name, description, data, overrides, settings)',
+      )
+  // Overrides: each as POST /__sandbox/overrides takes it, and all within the sandbox's bounds.
+  if (given.overrides !== undefined && !Array.isArray(given.overrides))
+    throw refuse('overrides', 'must be a list of overrides')
+  const overrides = ((given.overrides ?? []) as unknown[]).map((input, at) =>
+    parseOverride(input, `Invalid scenario ${label}: overrides[${at}]`),
+  )
+  const fits = new Overrides(sources.limits)
+  try {
+    for (const override of [...sources.startOverrides, ...overrides]) fits.add(override)
+  } catch (error) {
+    throw refuse('overrides', (error as Error).message)
+  }
+  // Settings: as PATCH /__sandbox/config takes them.
+  let settings: Partial<RuntimeConfig> = {}
+  if (given.settings !== undefined) {
+    const parsed = safeParseReporting(runtimeConfigPatchSchema().strict(), given.settings)
+    if (!parsed.success)
+      throw new TypeError(
+        `Invalid scenario ${label}: ${parsed.error.issues.map((issue) => describeIssue({ ...issue, path: ['settings', ...issue.path] }, 'settings')).join('; ')}`,
+      )
+    settings = parsed.data as Partial<RuntimeConfig>
+  }
+  const [kind, make] = dataOf(given.data, sources, refuse, sources.proven.has(definition))
+  return new Scenario(name, given.description, kind, overrides, settings, make, () =>
+    seedSourcesFor(sources.catalog),
+  )
+}
+
+/**
+ * Whether a definition's data is generated from seed options (`{ seed, counts }`): what needs
+ * faker, which a browser loads on demand.
+ */
+export function isSeedData(data: unknown): data is SeedData {
+  if (typeof data !== 'object' || data === null || Array.isArray(data)) return false
+  const keys = Object.keys(data)
+  return keys.length > 0 && keys.every((key) => key === 'seed' || key === 'counts')
+}
+
+/** What a scenario's data is, and how it is made (checked now, made now or on first use). */
+function dataOf(
+  data: unknown,
+  sources: ScenarioSources,
+  refuse: (field: string, problem: string) => TypeError,
+  proven: boolean,
+): [ScenarioSummary['sets']['data'], () => Snapshot] {
+  const { catalog } = sources
+  if (data === undefined) return [null, () => sources.seed]
+  if (typeof data === 'function') {
+    const make = () => {
+      const store = new Store(sources.tables, sources.seed)
+      try {
+        ;(data as (db: Store) => void)(store)
+      } catch (error) {
+        throw refuse('data', `the function threw: ${(error as Error).message ?? String(error)}`)
+      }
+      const check = checkSnapshot(catalog, store.snapshot())
+      if (!check.ok)
+        throw refuse('data', `the data it made break the API's rules: ${check.problem}`)
+      return frozen(store.snapshot())
+    }
+    if (proven) return ['function', make]
+    // Run now: a scenario whose data break the API's rules is refused when the sandbox is made.
+    const made = make()
+    return ['function', () => made]
+  }
+  if (typeof data !== 'object' || data === null || Array.isArray(data))
+    throw refuse('data', 'must be a document, seed options ({ seed, counts }) or a function')
+  if (isSeedData(data)) {
+    const { seed, counts = {} } = data
+    if (typeof counts !== 'object' || counts === null || Array.isArray(counts))
+      throw refuse('data.counts', 'must be record counts by resource name ({ users: 10000 })')
+    for (const resource of Object.keys(counts))
+      if (!catalog.names.includes(resource))
+        throw refuse(
+          `data.counts.${clip(resource)}`,
+          `no resource named ${clip(resource)} (resources: ${catalog.names.join(', ')})`,
+        )
+    const options = { ...counts, ...(seed === undefined ? {} : { seed }) }
+    try {
+      resolveSeedOptions(catalog, options)
+    } catch (error) {
+      throw refuse('data', (error as Error).message.replace(/^Invalid sandbox options: /, ''))
+    }
+    return ['seed', () => seedCatalog(catalog, options)]
+  }
+  const check = checkSnapshot(catalog, data)
+  if (!check.ok) throw refuse('data', check.problem)
+  const document = check.document as Document
+  return [
+    'document',
+    () => {
+      // A document without id sequences continues after its highest ids.
+      const store = new Store(sources.tables, document)
+      return frozen(store.snapshot())
+    },
+  ]
+}
+
+/** A snapshot frozen whole, as the seed is: what restore trusts is what it handed out. */
+function frozen(snapshot: Snapshot): Snapshot {
+  for (const list of Object.values(snapshot)) Object.freeze(list)
+  return Object.freeze(snapshot)
+}
