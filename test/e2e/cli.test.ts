@@ -175,6 +175,51 @@ describe('shop-sandbox CLI', () => {
     expect(lines[0]).toContain(text)
   })
 
+  it('--scenarios <folder> of <name>.json and --scenario pick the start; a bad scenario is one line naming it and the field (CONTRACT C5)', async () => {
+    const dir = await mkdtemp(join(tmpdir(), 'shop-sandbox-scenarios-'))
+    await writeFile(
+      join(dir, 'launch-day.json'),
+      JSON.stringify({
+        description: 'One product, a banner stub, a short delay',
+        data: { seed: 3, counts: { users: 5, products: 1, orders: 0 } },
+        overrides: [
+          { method: 'GET', path: '/banner', response: { status: 200, data: { text: 'Launch!' } } },
+        ],
+        settings: { delay: 5 },
+      }),
+    )
+    const { url, output } = await start(
+      '--port',
+      '0',
+      '--quiet',
+      '--scenarios',
+      dir,
+      '--scenario',
+      'launch-day',
+    )
+    expect(output()).toContain('scenario:     launch-day')
+    const info = await (await fetch(`${url}/__sandbox`)).json()
+    expect(info.data).toMatchObject({
+      scenario: 'launch-day',
+      counts: { users: 5, products: 1, orders: 0 },
+      config: { delay: 5 },
+    })
+    expect((await (await fetch(`${url}/banner`)).json()).data).toEqual({ text: 'Launch!' })
+    const listed = await (await fetch(`${url}/__sandbox/scenarios?pageSize=100`)).json()
+    expect(listed.data.list.map((one: { name: string }) => one.name)).toContain('launch-day')
+    await writeFile(
+      join(dir, 'broken.json'),
+      JSON.stringify({ description: 'd', settings: { errorRate: 3 } }),
+    )
+    const bad = await cli('--port', '0', '--scenarios', dir)
+    expect(bad.code).toBe(1)
+    expect(bad.stderr.trim().split('\n')).toHaveLength(1)
+    expect(bad.stderr).toContain("Invalid scenario 'broken': settings.errorRate: must be at most 1")
+    const unknown = await cli('--port', '0', '--scenario', 'emtpy')
+    expect(unknown.code).toBe(1)
+    expect(unknown.stderr).toContain("no scenario named 'emtpy'; known (closest first): empty")
+  })
+
   it('--overrides loads overrides from a JSON file at start; a bad file is one line and exit 1', async () => {
     const dir = await mkdtemp(join(tmpdir(), 'shop-sandbox-overrides-'))
     const file = join(dir, 'overrides.json')

@@ -258,6 +258,59 @@ describe.runIf(run)(
       expect(JSON.parse(journal.body).data.list[0]).toMatchObject({ proxied: true })
     })
 
+    it('the panel lists the scenarios with their descriptions and switches the sandbox it shows (CONTRACT C5)', async () => {
+      await page.goto(vite.resolvedUrls!.local[0]!)
+      await page.waitForFunction(() => (window as unknown as { ready?: boolean }).ready === true)
+      await page.locator('shop-sandbox-console .toggle').click()
+      await page.locator('shop-sandbox-console .sbx[data-console="ready"]').waitFor()
+      const rows = page.locator('shop-sandbox-console #scenarios tr')
+      await expect.poll(() => rows.count()).toBe(7)
+      expect(await rows.nth(1).textContent()).toContain('The two fixed accounts only')
+      await page.locator('shop-sandbox-console [aria-label="Use scenario empty"]').click()
+      await expect.poll(counts).toEqual(['users:2', 'products:0', 'orders:0'])
+      await expect
+        .poll(() => page.locator('shop-sandbox-console #scenario-current').textContent())
+        .toBe('empty')
+      const products = await appFetch(page, '/api/products', { headers: admin })
+      expect(JSON.parse(products.body).data.total).toBe(0)
+      await page.locator('shop-sandbox-console [aria-label="Use scenario default"]').click()
+      await expect.poll(counts).toEqual(['users:50', 'products:30', 'orders:100'])
+    })
+
+    it('?scenario=<name> in the page address opens the app in that scenario; an unknown name warns and starts in default', async () => {
+      const warnings: string[] = []
+      page.on('console', (message) => {
+        if (message.type() === 'warning') warnings.push(message.text())
+      })
+      await page.goto(`${vite.resolvedUrls!.local[0]!}?scenario=out-of-stock`)
+      await page.waitForFunction(() => (window as unknown as { ready?: boolean }).ready === true)
+      const products = JSON.parse(
+        (await appFetch(page, '/api/products?pageSize=100', { headers: admin })).body,
+      )
+      expect(products.data.total).toBe(30)
+      expect(products.data.list.every((product: { stock: number }) => product.stock === 0)).toBe(
+        true,
+      )
+      const info = JSON.parse((await appFetch(page, '/__sandbox')).body)
+      expect(info.data.scenario).toBe('out-of-stock')
+      await page.goto(`${vite.resolvedUrls!.local[0]!}?scenario=big`)
+      await page.waitForFunction(
+        () => (window as unknown as { ready?: boolean }).ready === true,
+        null,
+        {
+          timeout: 30_000,
+        },
+      )
+      const big = JSON.parse((await appFetch(page, '/__sandbox')).body)
+      expect(big.data.counts).toEqual({ users: 10_000, products: 1_000, orders: 20_000 })
+      await page.goto(`${vite.resolvedUrls!.local[0]!}?scenario=nope`)
+      await page.waitForFunction(() => (window as unknown as { ready?: boolean }).ready === true)
+      expect(JSON.parse((await appFetch(page, '/__sandbox')).body).data.scenario).toBe('default')
+      expect(warnings.join('\n')).toMatch(/\?scenario=nope names no scenario/)
+      await page.goto(vite.resolvedUrls!.local[0]!)
+      await page.waitForFunction(() => (window as unknown as { ready?: boolean }).ready === true)
+    }, 60_000)
+
     it('never reaches a production build (the DEV check leaves it out)', async () => {
       // `vite build` as a reader runs it: a process of its own (vitest's NODE_ENV=test keeps DEV on).
       const out = join(folder, 'dist')

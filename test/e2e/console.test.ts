@@ -142,6 +142,21 @@ describe.runIf(run)('the sandbox console (GET /__sandbox/ui) in Chromium', () =>
     expect(errors).toEqual([])
   })
 
+  it('lists the scenarios with their descriptions and switches the sandbox it shows (CONTRACT C5)', async () => {
+    const rows = page.locator('#scenarios tr')
+    await expect.poll(() => rows.count(), { timeout: 10_000 }).toBe(7)
+    expect(
+      await page.locator('#scenarios tr[data-scenario="out-of-stock"]').textContent(),
+    ).toContain('every product out of stock')
+    await page.click('[aria-label="Use scenario out-of-stock"]')
+    await expect.poll(() => page.locator('#scenario-current').textContent()).toBe('out-of-stock')
+    const products = await (await api('/products?pageSize=100')).json()
+    expect(products.data.list.every((product: { stock: number }) => product.stock === 0)).toBe(true)
+    await page.click('[aria-label="Use scenario default"]')
+    await expect.poll(() => page.locator('#scenario-current').textContent()).toBe('default')
+    expect(errors).toEqual([])
+  })
+
   it('finds any of more than a hundred named sandboxes by name, and pages through them', async () => {
     for (let n = 0; n < 120; n++)
       await api('/products?pageSize=1', { headers: { 'x-sandbox-id': `team-${n}` } })

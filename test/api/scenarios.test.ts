@@ -1,0 +1,309 @@
+import { createHash } from 'node:crypto'
+import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { createSandbox, defineScenario } from '../../index.js'
+import type { SandboxServer } from '../../node/index.js'
+import { createSandboxServer, setupSandbox } from '../../node/index.js'
+import type { Call } from '../support/client.js'
+import { clientFor, MEMBER } from '../support/client.js'
+import { assertConforms } from '../support/conformance.js'
+
+// CONTRACT C5: named scenarios, the same in code (sandbox.fetch, no network) and over HTTP
+// (the Node server). In the browser: test/e2e/scenarios-browser.test.ts.
+const BUILT_IN = ['empty', 'out-of-stock', 'orders-in-every-status', 'big', 'slow', 'flaky']
+const launchDay = defineScenario({
+  name: 'launch-day',
+  description: 'One product, a banner stub, a short delay',
+  data: { seed: 3, counts: { users: 5, products: 1, orders: 0 } },
+  overrides: [
+    { method: 'GET', path: '/banner', response: { status: 200, data: { text: 'Launch!' } } },
+  ],
+  settings: { delay: 5 },
+})
+
+const inProcess = createSandbox({ baseUrl: 'https://api.shop.test', scenarios: [launchDay] })
+let server: SandboxServer
+beforeAll(async () => {
+  server = await createSandboxServer({ port: 0, scenarios: [launchDay] })
+})
+afterAll(() => server.close())
+
+const modes: [string, () => Call, () => void][] = [
+  [
+    'in code: sandbox.fetch',
+    () => clientFor('https://api.shop.test', assertConforms, inProcess.fetch.bind(inProcess)),
+    () => inProcess.reset(),
+  ],
+  ['over HTTP: the Node server', () => clientFor(server.url), () => server.sandbox.reset()],
+]
+
+const id = (name: string) => ({ 'x-sandbox-id': name })
+const hash = (text: string) => createHash('sha256').update(text).digest('hex')
+
+describe.each(modes)('scenarios %s', (_, client, reset) => {
+  const call = (...args: Parameters<Call>) => client()(...args)
+
+  it('GET /__sandbox/scenarios lists default, the built-ins and your own, with what each sets', async () => {
+    reset()
+    const { status, body } = await call('GET', '/__sandbox/scenarios?pageSize=100', { token: null })
+    expect(status).toBe(200)
+    const names = body.data.list.map((scenario: { name: string }) => scenario.name)
+    expect(names).toEqual(['default', ...BUILT_IN, 'launch-day'])
+    expect(body.data.total).toBe(8)
+    for (const scenario of body.data.list) expect(scenario.description).toMatch(/\w/)
+    const byName = Object.fromEntries(
+      body.data.list.map((scenario: { name: string }) => [scenario.name, scenario]),
+    )
+    expect(byName.slow.sets).toEqual({
+      data: null,
+      overrides: 0,
+      settings: { delay: { min: 800, max: 2000 } },
+    })
+    expect(byName.flaky.sets.settings).toEqual({ errorRate: 0.2, dropRate: 0.05 })
+    expect(byName.big.sets.data).toBe('seed')
+    expect(byName['launch-day'].sets).toEqual({
+      data: 'seed',
+      overrides: 1,
+      settings: { delay: 5 },
+    })
+  })
+
+  it('the built-ins set what they say', async () => {
+    reset()
+    const use = async (sandbox: string, name: string) => {
+      const answer = await call('PUT', '/__sandbox/scenario', {
+        token: null,
+        headers: id(sandbox),
+        body: { name },
+      })
+      expect(answer.status).toBe(200)
+      expect(answer.body.data.scenario.name).toBe(name)
+      return answer.body.data.counts
+    }
+    expect(await use('s-empty', 'empty')).toEqual({ users: 2, products: 0, orders: 0 })
+    const users = await call('GET', '/users', { headers: id('s-empty') })
+    expect(users.body.data.list.map((user: { id: number }) => user.id)).toEqual([1, 2])
+
+    await use('s-stock', 'out-of-stock')
+    const products = await call('GET', '/products?pageSize=100', { headers: id('s-stock') })
+    expect(products.body.data.total).toBe(30)
+    expect(products.body.data.list.every((p: { stock: number }) => p.stock === 0)).toBe(true)
+    // Out of stock: an order is refused 409 / 40901.
+    const order = await call('POST', '/users/2/orders', {
+      token: MEMBER,
+      headers: id('s-stock'),
+      body: { items: [{ productId: products.body.data.list[0].id, quantity: 1 }] },
+    })
+    expect([order.status, order.body.code]).toEqual([409, 40901])
+
+    await use('s-status', 'orders-in-every-status')
+    const mine = await call('GET', '/users/2/orders?pageSize=100', {
+      token: MEMBER,
+      headers: id('s-status'),
+    })
+    expect(new Set(mine.body.data.list.map((o: { status: string }) => o.status))).toEqual(
+      new Set(['pending', 'paid', 'shipped', 'delivered', 'cancelled']),
+    )
+
+    const started = performance.now()
+    const counts = await use('s-big', 'big')
+    expect(performance.now() - started).toBeLessThan(5000)
+    expect(counts.users).toBeGreaterThanOrEqual(10_000)
+    expect(counts.products).toBeGreaterThanOrEqual(1_000)
+    expect(counts.orders).toBeGreaterThanOrEqual(20_000)
+
+    await use('s-slow', 'slow')
+    const config = await call('GET', '/__sandbox/config', { token: null, headers: id('s-slow') })
+    expect(config.body.data.delay).toEqual({ min: 800, max: 2000 })
+    const slowStart = performance.now()
+    await call('GET', '/products/1', { headers: id('s-slow') })
+    expect(performance.now() - slowStart).toBeGreaterThanOrEqual(780)
+
+    await use('s-flaky', 'flaky')
+    const flaky = await call('GET', '/__sandbox/config', { token: null, headers: id('s-flaky') })
+    expect(flaky.body.data).toMatchObject({ errorRate: 0.2, dropRate: 0.05 })
+  }, 30_000)
+
+  it('a scenario of your own sets data, overrides and settings; a reset returns to it, not to default', async () => {
+    reset()
+    const sandbox = { headers: id('s-launch') }
+    await call('PUT', '/__sandbox/scenario', {
+      ...sandbox,
+      token: null,
+      body: { name: 'launch-day' },
+    })
+    const banner = await call('GET', '/banner', { ...sandbox, token: null, overridden: true })
+    expect(banner.body).toEqual({ code: 0, message: 'success', data: { text: 'Launch!' } })
+    await call('POST', '/products', {
+      ...sandbox,
+      body: { name: 'Extra', sku: 'EXTRA-1', price: 1, stock: 1 },
+    })
+    await call('PATCH', '/__sandbox/config', { ...sandbox, token: null, body: { delay: 0 } })
+    await call('DELETE', '/__sandbox/overrides', { ...sandbox, token: null })
+    const back = await call('POST', '/__sandbox/reset', { ...sandbox, token: null })
+    expect(back.status).toBe(204)
+    const info = await call('GET', '/__sandbox', { ...sandbox, token: null })
+    expect(info.body.data).toMatchObject({
+      scenario: 'launch-day',
+      counts: { users: 5, products: 1, orders: 0 },
+      config: { delay: 5 },
+    })
+    const again = await call('GET', '/banner', { ...sandbox, token: null, overridden: true })
+    expect(again.status).toBe(200)
+    // DELETE /__sandbox is the same full reset; DELETE /__sandbox/db the data only.
+    await call('PUT', '/__sandbox/scenario', { ...sandbox, token: null, body: { name: 'empty' } })
+    expect((await call('DELETE', '/__sandbox', { ...sandbox, token: null })).status).toBe(204)
+    const counts = await call('GET', '/__sandbox', { ...sandbox, token: null })
+    expect(counts.body.data.counts).toEqual({ users: 2, products: 0, orders: 0 })
+  })
+
+  it('an unknown name is 404 / 40400 naming the known ones, closest first; the sandbox stays as it was', async () => {
+    reset()
+    const sandbox = { headers: id('s-unknown'), token: null }
+    await call('PUT', '/__sandbox/scenario', { ...sandbox, body: { name: 'empty' } })
+    const wrong = await call('PUT', '/__sandbox/scenario', { ...sandbox, body: { name: 'emtpy' } })
+    expect([wrong.status, wrong.body.code]).toEqual([404, 40400])
+    expect(wrong.body.message).toMatch(
+      /no scenario named 'emtpy'; known \(closest first\): empty, /,
+    )
+    const info = await call('GET', '/__sandbox', sandbox)
+    expect(info.body.data.scenario).toBe('empty')
+    const none = await call('PUT', '/__sandbox/scenario', { ...sandbox, body: {} })
+    expect([none.status, none.body.code]).toEqual([422, 42200])
+    expect(none.body.message).toMatch(/name/)
+    const viaHeader = await call('GET', '/users', {
+      headers: { ...id('s-unknown-2'), 'x-sandbox-scenario': 'nope' },
+    })
+    expect([viaHeader.status, viaHeader.body.code]).toEqual([404, 40400])
+    expect(viaHeader.body.message).toMatch(/known \(closest first\)/)
+  })
+
+  it('X-Sandbox-Scenario puts a new X-Sandbox-Id sandbox in a scenario; an existing one keeps its own', async () => {
+    reset()
+    const headers = { ...id('s-header'), 'x-sandbox-scenario': 'empty' }
+    const products = await call('GET', '/products', { headers })
+    expect(products.body.data.total).toBe(0)
+    const info = await call('GET', '/__sandbox', { token: null, headers })
+    expect(info.body.data.scenario).toBe('empty')
+    await call('PUT', '/__sandbox/scenario', { token: null, headers, body: { name: 'default' } })
+    const still = await call('GET', '/products', { headers })
+    expect(still.body.data.total).toBe(30)
+    // Another sandbox and the default one are untouched.
+    expect((await call('GET', '/products')).body.data.total).toBe(30)
+  })
+
+  it('each journal entry names the scenario it was answered in', async () => {
+    reset()
+    const sandbox = { headers: id('s-journal') }
+    await call('GET', '/products/1', sandbox)
+    await call('PUT', '/__sandbox/scenario', {
+      ...sandbox,
+      token: null,
+      body: { name: 'out-of-stock' },
+    })
+    await call('GET', '/products/1', sandbox)
+    const journal = await call('GET', '/__sandbox/requests', { ...sandbox, token: null })
+    expect(journal.body.data.list.map((entry: { scenario: string }) => entry.scenario)).toEqual([
+      'default',
+      'out-of-stock',
+    ])
+  })
+
+  it('every scenario gives byte-identical data in every sandbox', async () => {
+    reset()
+    for (const name of ['default', ...BUILT_IN.filter((one) => one !== 'big'), 'launch-day']) {
+      const texts: string[] = []
+      for (const sandbox of [`det-${name}-a`, `det-${name}-b`]) {
+        await call('PUT', '/__sandbox/scenario', {
+          token: null,
+          headers: id(sandbox),
+          body: { name },
+        })
+        texts.push((await call('GET', '/__sandbox/db', { token: null, headers: id(sandbox) })).text)
+      }
+      expect(hash(texts[0]!), name).toBe(hash(texts[1]!))
+    }
+  })
+})
+
+describe('scenarios in code', () => {
+  it('the same scenario gives the same bytes in process and over HTTP', async () => {
+    const over = clientFor(server.url)
+    const code = clientFor('https://api.shop.test', assertConforms, inProcess.fetch.bind(inProcess))
+    for (const name of ['orders-in-every-status', 'big']) {
+      const texts: string[] = []
+      for (const call of [over, code]) {
+        await call('PUT', '/__sandbox/scenario', {
+          token: null,
+          headers: id(`bytes-${name}`),
+          body: { name },
+        })
+        texts.push(
+          (await call('GET', '/__sandbox/db', { token: null, headers: id(`bytes-${name}`) })).text,
+        )
+      }
+      expect(hash(texts[0]!), name).toBe(hash(texts[1]!))
+    }
+  }, 30_000)
+
+  it('createSandbox({ scenario }), useScenario and reset() in code; a name it lacks is refused naming the known ones', () => {
+    const sandbox = createSandbox({ scenario: 'empty' })
+    expect(sandbox.scenario).toBe('empty')
+    expect(sandbox.db.products.size).toBe(0)
+    sandbox.useScenario('out-of-stock')
+    expect(sandbox.db.products.all().every((product) => product.stock === 0)).toBe(true)
+    sandbox.db.users.delete(5)
+    sandbox.reset()
+    expect(sandbox.scenario).toBe('out-of-stock')
+    expect(sandbox.db.users.get(5)).toBeDefined()
+    expect(sandbox.db.products.all().every((product) => product.stock === 0)).toBe(true)
+    expect(() => sandbox.useScenario('emty')).toThrow(
+      /no scenario named 'emty'; known \(closest first\): empty/,
+    )
+    expect(() => createSandbox({ scenario: 'nope' })).toThrow(
+      /Invalid sandbox options: scenario: no scenario named 'nope'/,
+    )
+    expect(sandbox.scenarios.map((scenario) => scenario.name)).toEqual(['default', ...BUILT_IN])
+  })
+
+  it('setupSandbox takes a scenario, and useScenario in a beforeEach', () => {
+    const sandbox = setupSandbox({ scenario: 'orders-in-every-status' })
+    expect(sandbox.scenario).toBe('orders-in-every-status')
+    sandbox.useScenario('empty')
+    expect(sandbox.db.users.size).toBe(2)
+  })
+
+  it('a scenario whose data break the API’s rules, or whose overrides or settings are invalid, is refused when the sandbox is made', () => {
+    const cases: [unknown, RegExp][] = [
+      [
+        { name: 'x', description: 'd', settings: { errorRate: 3 } },
+        /Invalid scenario 'x': settings\.errorRate: must be at most 1/,
+      ],
+      [
+        { name: 'y', description: 'd', overrides: [{ path: '/a', response: { status: 99 } }] },
+        /Invalid scenario 'y': overrides\[0\]: response\.status/,
+      ],
+      [
+        {
+          name: 'z',
+          description: 'd',
+          data: (db: {
+            table: (n: string) => { get(id: number): object; replace(r: object): void }
+          }) => db.table('users').replace({ ...db.table('users').get(1), email: 'nope' }),
+        },
+        /Invalid scenario 'z': data: .*users\[0\]\.email/,
+      ],
+      [
+        { name: 'w', description: 'd', data: { counts: { widgets: 3 } } },
+        /Invalid scenario 'w': data\.counts\.widgets: no resource named widgets/,
+      ],
+      [
+        { name: 'v', description: 'd', data: { users: [{ id: 1 }], products: [], orders: [] } },
+        /Invalid scenario 'v': data: users\[0\]/,
+      ],
+      [{ name: 'Bad Name', description: 'd' }, /Invalid scenario 'Bad Name': name: must be/],
+      [{ name: 'u' }, /Invalid scenario 'u': description:/],
+    ]
+    for (const [scenario, message] of cases)
+      expect(() => createSandbox({ scenarios: [scenario] as never })).toThrow(message)
+  })
+})
