@@ -14,7 +14,9 @@ import type {
   BrowserSandbox as ApiBrowserSandbox,
   BrowserSandboxOptions as ApiBrowserSandboxOptions,
 } from './start-sandbox.js'
-import { startApiSandbox } from './start-sandbox.js'
+import type { WorkerOptions } from './start-sandbox.js'
+import { apiSandboxHandlers, loadFakerFor, startApiSandbox } from './start-sandbox.js'
+import type { HttpHandler } from 'msw'
 
 export * from '../index.js'
 export type {
@@ -63,8 +65,15 @@ export function startSandbox(
 export async function startSandbox(
   options: ApiBrowserSandboxOptions & { api?: ApiDefinition } = {},
 ): Promise<ApiBrowserSandbox> {
-  // The shop with its default seed and counts: the data set the build prepared (a chunk of its
-  // own), so faker is not loaded at all. Anything else: faker, on demand (startApiSandbox).
+  await prepareSeed(options)
+  return startApiSandbox(withShop(options))
+}
+
+/**
+ * The shop with its default seed and counts: the data set the build prepared (a chunk of its
+ * own), so faker is not loaded at all. Anything else: faker, on demand.
+ */
+async function prepareSeed(options: { api?: ApiDefinition }): Promise<void> {
   const given = options as Record<string, unknown>
   const defaults =
     options.api === undefined &&
@@ -76,7 +85,26 @@ export async function startSandbox(
     const { default: prepared } = await import('../shop/prepared-seed.js')
     if (prepared) providePrepared(shopPreparedSeedFile, prepared)
   }
-  return startApiSandbox(withShop(options))
+}
+
+/**
+ * The sandbox's MSW handlers at once, for a worker someone else starts (Storybook's
+ * msw-storybook-addon, a `setupWorker` of your own): the sandbox itself, its data (and faker
+ * when it is generated) come with the first request they claim. Takes `createSandbox`'s options;
+ * each call is a sandbox of its own.
+ *
+ * @example
+ * // a story in a scenario of its own (msw-storybook-addon)
+ * export const Empty = { parameters: { msw: { handlers: sandboxHandlers({ baseUrl: '/api', scenario: 'empty' }) } } }
+ */
+export function sandboxHandlers(
+  options: Omit<ApiBrowserSandboxOptions, keyof WorkerOptions> & { api?: ApiDefinition } = {},
+): HttpHandler[] {
+  const resolved = withShop(options)
+  return apiSandboxHandlers(resolved, async () => {
+    await prepareSeed(options)
+    await loadFakerFor(resolved)
+  })
 }
 
 /**

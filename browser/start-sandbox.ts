@@ -1,4 +1,4 @@
-import type { RequestHandler, WebSocketHandler } from 'msw'
+import type { HttpHandler, RequestHandler, WebSocketHandler } from 'msw'
 import { setupWorker } from 'msw/browser'
 import { WRITE_METHODS } from '../http/pipeline.js'
 import type { ApiDefinition } from '../resources/api.js'
@@ -9,10 +9,11 @@ import type { AnyResourceDefinition } from '../resources/define.js'
 import type { ApiStore, Sandbox } from '../sandbox/create-sandbox.js'
 import { createApiSandbox } from '../sandbox/create-sandbox.js'
 import type { SandboxOptions } from '../sandbox/options.js'
-import { parseBaseUrl } from '../sandbox/options.js'
+import { parseBaseUrl, resolveOptions } from '../sandbox/options.js'
 import type { UnhandledStrategy } from '../sandbox/unhandled.js'
 import { unhandledOptions } from '../sandbox/unhandled.js'
-import { createHandlers, toFetchResponse } from '../sandbox/msw-handlers.js'
+import { claims, createHandlers, toFetchResponse } from '../sandbox/msw-handlers.js'
+import { apiRoutes } from '../http/routes.js'
 import { isSeedData, unknownScenario } from '../state/scenarios.js'
 import type { ApiRequest } from '../contract/exchange.js'
 import { fromFetchRequest } from '../contract/exchange.js'
@@ -126,24 +127,17 @@ export async function startApiSandbox(
     console: consoleOption = false,
     ...sandboxOptions
   } = options
-  // Seeders of resources beyond an API's own may use any of faker's English (a chunk of its own).
-  // faker only when the data is generated: a data set the build prepared needs none.
-  const catalog = Catalog.of(options.api, options.resources ?? [])
   // The scenario to start in (CONTRACT C5): the option's, else the page address's
   // (`?scenario=empty`: a link opens the app in that state).
   const addressed =
     sandboxOptions.scenario === undefined && typeof location !== 'undefined'
       ? new URLSearchParams(location.search).get('scenario')
       : null
-  const wanted = sandboxOptions.scenario ?? addressed ?? 'default'
   const definitions = [...(options.api.scenarios ?? []), ...(sandboxOptions.scenarios ?? [])]
-  const generated = definitions.some(
-    (definition) => definition.name === wanted && isSeedData(definition.data),
-  )
-  if (generated || !hasPreparedSeed(catalog, sandboxOptions)) {
-    await loadFaker()
-    if (!catalog.fakerLocale) await loadFakerEnglish()
-  }
+  const starting = definitions.some(({ name }) => name === addressed) ? addressed! : undefined
+  // faker only when the data is generated in the page: a data set the build prepared needs none.
+  await loadFakerFor({ ...options, ...(starting ? { scenario: starting } : {}) })
+  const catalog = Catalog.of(options.api, options.resources ?? [])
   if (
     addressed !== null &&
     !['default', ...definitions.map(({ name }) => name)].includes(addressed)
@@ -155,9 +149,7 @@ export async function startApiSandbox(
     // Beside the app's own files, the document lives under the API's base path.
     openApiPath: openApiPathFor(sandboxOptions.baseUrl),
     ...sandboxOptions,
-    ...(addressed !== null && definitions.some(({ name }) => name === addressed)
-      ? { scenario: addressed }
-      : {}),
+    ...(starting ? { scenario: starting } : {}),
   })
   const persistence = persist
     ? await persistInStorage(
@@ -219,6 +211,51 @@ export async function startApiSandbox(
       await worker.stop()
     },
   }
+}
+
+/**
+ * Loads faker when a sandbox of these options generates its data in the page (not the data set
+ * the build prepared), or its starting scenario does.
+ */
+export async function loadFakerFor(
+  options: SandboxOptions & { api: ApiDefinition },
+): Promise<void> {
+  const catalog = Catalog.of(options.api, options.resources ?? [])
+  const definitions = [...(options.api.scenarios ?? []), ...(options.scenarios ?? [])]
+  const wanted = options.scenario ?? 'default'
+  const generated = definitions.some(
+    (definition) => definition.name === wanted && isSeedData(definition.data),
+  )
+  if (generated || !hasPreparedSeed(catalog, options)) {
+    await loadFaker()
+    if (!catalog.fakerLocale) await loadFakerEnglish()
+  }
+}
+
+/**
+ * A sandbox's MSW handlers at once, the sandbox made on the first request they claim (after
+ * `prepare`, which loads what its data needs): for a worker someone else starts.
+ */
+export function apiSandboxHandlers(
+  options: SandboxOptions & { api: ApiDefinition },
+  prepare: () => Promise<void>,
+): HttpHandler[] {
+  const resolved = resolveOptions(options)
+  const routes = apiRoutes(resolved.catalog)
+  let made: Promise<Sandbox> | undefined
+  const sandbox = () =>
+    (made ??= prepare().then(() =>
+      createApiSandbox({ openApiPath: openApiPathFor(options.baseUrl), ...options }),
+    ))
+  return createHandlers(
+    (url) =>
+      claims(
+        { ...resolved, openApiPath: openApiPathFor(options.baseUrl), roots: routes.roots },
+        url,
+      ),
+    async (request) => (await sandbox()).handle(request),
+    { onError: resolved.onUnexpectedError },
+  )
 }
 
 /** `/api/openapi.json` for a relative base URL `/api`, so the app's own `/openapi.json` stays its own. */
