@@ -527,8 +527,7 @@ export function mountConsole(
   }
   $('sandbox-more').onclick = () => act(() => loadSandboxes(true))
   $('reset').onclick = () => act(() => api('DELETE', '/db'), loadData)
-  $('reset-all').onclick = () =>
-    act(() => api('POST', '/reset'), refreshAll, loadScenarios)
+  $('reset-all').onclick = () => act(() => api('POST', '/reset'), refreshAll, loadScenarios)
   $('clear').onclick = () => act(() => api('DELETE', '/requests'), loadJournal)
   $('download').onclick = () =>
     act(async () => {
