@@ -13,6 +13,7 @@ import { printOpenApi } from './openapi.js'
 import { packageInfo } from './package-info.js'
 import { loadApi, loadResources, loadScenarios, moduleArguments } from './resources.js'
 import { serve } from './serve.js'
+import { mcp } from './mcp.js'
 
 /** Exit code for a bad command line. */
 export const USAGE_ERROR = 2
@@ -21,6 +22,16 @@ export const USAGE_ERROR = 2
 const flagOptions = (Object.entries(optionTable) as Array<[OptionName, OptionSpec]>).filter(
   ([, spec]) => spec.flag !== undefined,
 )
+
+/** The flags of `shop-sandbox mcp`: serve's data options (besides a count flag per resource). */
+const mcpFlags = new Set<OptionName>([
+  'seed',
+  'counts',
+  'scenario',
+  'scenarios',
+  'resources',
+  'api',
+])
 
 /** Options whose flag names a file or module the CLI reads, or that it gathers itself. */
 const readByTheCli = new Set<OptionName>([
@@ -106,6 +117,48 @@ export async function runCli(argv: string[]): Promise<void> {
     return
   }
   const { api, apiModule, resources, resourceModules, catalog } = loaded
+  /**
+   * The options a command's flags give (those of `table`), with the counts, the modules and the
+   * scenarios the CLI reads itself; null after printing why when one is wrong.
+   */
+  const optionsOf = async (
+    given: Record<string, unknown>,
+    table: typeof flagOptions,
+  ): Promise<Record<string, unknown> | null> => {
+    const options: Record<string, unknown> = {}
+    for (const [name] of table) {
+      if (readByTheCli.has(name) || given[name] === undefined) continue
+      options[name] = given[name]
+    }
+    if (Array.isArray(options.allowedHosts) && options.allowedHosts.includes('all'))
+      options.allowedHosts = 'all'
+    let counts: Record<string, number> | undefined
+    try {
+      counts = countsOf(given.counts as string[] | undefined, catalog.names)
+    } catch (error) {
+      console.error(
+        `shop-sandbox: ${(error as Error).message} (run 'shop-sandbox --help' for the options)`,
+      )
+      process.exitCode = USAGE_ERROR
+      return null
+    }
+    options.counts = {
+      ...Object.fromEntries(catalog.names.map((name) => [name, given[name] as number])),
+      ...counts,
+    }
+    if (resources.length > 0) options.resources = resources
+    if (api) options.api = api
+    if (given.scenarios !== undefined) {
+      const scenarios = await loadScenarios(String(given.scenarios))
+      if (typeof scenarios === 'string') {
+        console.error(`shop-sandbox: ${scenarios}`)
+        process.exitCode = 1
+        return null
+      }
+      options.scenarios = scenarios
+    }
+    return options
+  }
   await yargs(argv)
     .scriptName('shop-sandbox')
     .command(
@@ -142,6 +195,30 @@ export async function runCli(argv: string[]): Promise<void> {
             'For a client of the real API',
           ),
       (args) => printOpenApi(args.baseUrl, args.output),
+    )
+    .command(
+      'mcp',
+      'Serve the sandbox to a coding agent over the Model Context Protocol (stdio): its own sandbox, or a running server with --url',
+      (command) =>
+        countFlags(tableFlags(command, mcpFlags), catalog)
+          .option('url', {
+            describe:
+              'A running sandbox server to act on (its API and control API), e.g. http://127.0.0.1:4010',
+            type: 'string',
+          })
+          .example(
+            '$0 mcp',
+            'An MCP server with a sandbox of its own (for the agent’s client config)',
+          )
+          .example('$0 mcp --url http://127.0.0.1:4010', 'Act on the sandbox your app uses'),
+      async (args) => {
+        const options = await optionsOf(
+          args as unknown as Record<string, unknown>,
+          flagOptions.filter(([name]) => mcpFlags.has(name)),
+        )
+        if (options === null) return
+        return mcp({ url: (args as { url?: string }).url, sandbox: options }, version)
+      },
     )
     .command(
       'check <url>',
@@ -224,39 +301,9 @@ export async function runCli(argv: string[]): Promise<void> {
             'Serve resources of your own beside the shop’s',
           ),
       async (args) => {
+        const options = await optionsOf(args as unknown as Record<string, unknown>, flagOptions)
+        if (options === null) return
         const given = args as unknown as Record<string, unknown>
-        const options: Record<string, unknown> = {}
-        for (const [name] of flagOptions) {
-          if (readByTheCli.has(name) || given[name] === undefined) continue
-          options[name] = given[name]
-        }
-        if (Array.isArray(options.allowedHosts) && options.allowedHosts.includes('all'))
-          options.allowedHosts = 'all'
-        let counts: Record<string, number> | undefined
-        try {
-          counts = countsOf(given.counts as string[] | undefined, catalog.names)
-        } catch (error) {
-          console.error(
-            `shop-sandbox: ${(error as Error).message} (run 'shop-sandbox --help' for the options)`,
-          )
-          process.exitCode = USAGE_ERROR
-          return
-        }
-        options.counts = {
-          ...Object.fromEntries(catalog.names.map((name) => [name, given[name] as number])),
-          ...counts,
-        }
-        if (resources.length > 0) options.resources = resources
-        if (api) options.api = api
-        if (given.scenarios !== undefined) {
-          const scenarios = await loadScenarios(String(given.scenarios))
-          if (typeof scenarios === 'string') {
-            console.error(`shop-sandbox: ${scenarios}`)
-            process.exitCode = 1
-            return
-          }
-          options.scenarios = scenarios
-        }
         return serve(
           {
             ...options,
@@ -301,9 +348,10 @@ function inWords(message: string): string {
   return message
 }
 
-/** Every flag of the option table, as the table declares it. */
-function tableFlags<T>(command: Argv<T>): Argv<T> {
-  return flagOptions.reduce((flags, [name, spec]) => {
+/** Every flag of the option table (or those `only` names), as the table declares it. */
+function tableFlags<T>(command: Argv<T>, only?: ReadonlySet<OptionName>): Argv<T> {
+  const chosen = only ? flagOptions.filter(([name]) => only.has(name)) : flagOptions
+  return chosen.reduce((flags, [name, spec]) => {
     const flag = flagOf(name, spec)
     // `$PORT` sets the port's default, as many hosts expect.
     if (name === 'port' && process.env.PORT !== undefined) flag.default = process.env.PORT

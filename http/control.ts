@@ -110,7 +110,7 @@ const sandboxesQuery = once((): QuerySchema => ({
 }))
 
 /** The filters of the request journal (CONTRACT C2), beside `page` and `pageSize`. */
-const journalQuery = once((): QuerySchema => ({
+export const journalQuery = once((): QuerySchema => ({
   ...pagingSchema(),
   method: {
     schema: z.string(),

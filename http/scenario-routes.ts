@@ -34,7 +34,7 @@ export const scenarioSchema = once(() =>
 )
 
 /** The body of `PUT /__sandbox/scenario`. */
-const scenarioChoiceSchema = once(() =>
+export const scenarioChoiceSchema = once(() =>
   documented(
     z.strictObject({
       name: documented(z.string().min(1).max(200), {

@@ -1,6 +1,6 @@
 /**
  * The CommonJS half of the package, for `require('shop-sandbox')` and Jest's CommonJS runtime:
- * every module of `dist/` (but the ESM-only CLI) turned into CommonJS under `dist/cjs/`, beside
+ * every module of `dist/` (but the ESM-only CLI and its MCP server) turned into CommonJS under `dist/cjs/`, beside
  * a copy of its `.d.ts` (so a CommonJS TypeScript consumer resolves msw's types the same way its
  * own code does). faker 10 ships only ESM, which Jest's CommonJS runtime cannot load, so the
  * seeder's part of it is bundled in as `dist/cjs/vendor/faker.js`. The default data set is
@@ -17,8 +17,11 @@ const dist = 'dist'
 /** faker's module the seeder uses (ESM only): bundled for this build, required in its place. */
 const fakerModule = '@faker-js/faker/locale/base'
 const out = join(dist, 'cjs')
-/** Folders of dist/ that stay ESM only: the CLI (yargs is ESM-only) and the CommonJS copy itself. */
-const esmOnly = new Set(['bin', 'cjs'])
+/**
+ * Folders of dist/ that stay ESM only: the CLI (yargs is ESM-only), its MCP server and the
+ * CommonJS copy itself.
+ */
+const esmOnly = new Set(['bin', 'mcp', 'cjs'])
 
 function files(folder: string): string[] {
   return readdirSync(folder, { withFileTypes: true }).flatMap((entry) => {

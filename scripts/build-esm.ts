@@ -7,7 +7,10 @@
  * everything else the sandbox does before its first answer (its entry loads every one of its
  * ~45 locales, each a module Node reads, links and compiles; measured in the README's design
  * notes). So is fastest-levenshtein (~100 lines; as a CommonJS package Node resolves, reads and
- * lexes it on every start, a few ms of a fresh test file's). The other dependencies and msw stay
+ * lexes it on every start, a few ms of a fresh test file's). So is the part of the MCP SDK that
+ * `shop-sandbox mcp` uses (a devDependency: its own dependencies, an HTTP stack of ~90 packages,
+ * are not ours to install; docs/decisions/2026-11-mcp.md), in the chunk only that command
+ * loads. The other dependencies and msw stay
  * external: msw must be the app's own, faker is
  * loaded only to generate data (resources/seed-sources.ts), the rest only on the CLI's and the
  * server's paths.

@@ -1,3 +1,4 @@
+import * as z from 'zod'
 import type { ApiRequest } from '../../contract/exchange.js'
 import { isPending } from '../../contract/exchange.js'
 import { clip, invalidParameter } from '../../contract/params.js'
@@ -34,6 +35,10 @@ export const sandbox: Step<Context, Answer> = {
 }
 
 const SANDBOX_ID = /^[A-Za-z0-9_.-]{1,64}$/
+
+/** What an `X-Sandbox-Id` may be, as a schema (the MCP server's tools take one). */
+export const sandboxIdSchema = () =>
+  z.string().regex(SANDBOX_ID, 'must be 1-64 characters of A-Z a-z 0-9 _ . -')
 
 /** The sandbox a request names, or null for the default one. */
 export function sandboxId(request: ApiRequest): string | null {

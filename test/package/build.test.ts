@@ -1,5 +1,6 @@
 import { execFile } from 'node:child_process'
 import { readdir, readFile } from 'node:fs/promises'
+import { dirname, resolve } from 'node:path'
 import { createRequire } from 'node:module'
 import { fileURLToPath } from 'node:url'
 import { promisify } from 'node:util'
@@ -73,5 +74,38 @@ console.log(JSON.stringify({ status: response.status, loaded }))`,
       ])
     expect(JSON.parse((await probe(1)).stdout)).toEqual({ status: 200, loaded: false })
     expect(JSON.parse((await probe(2)).stdout)).toEqual({ status: 200, loaded: true })
+  })
+
+  it('carries the MCP SDK only on the path of shop-sandbox mcp: no entry point loads it (issue 46)', async () => {
+    // The SDK is bundled (a devDependency: docs/decisions/2026-11-mcp.md); its stdio transport
+    // marks the code it brought.
+    const sdk = 'StdioServerTransport'
+    /** Every file a module imports statically (not `import()`), and the packages named. */
+    const reached = new Map<string, string>()
+    const packages = new Set<string>()
+    const walk = async (file: string): Promise<void> => {
+      if (reached.has(file)) return
+      const text = await readFile(file, 'utf8')
+      reached.set(file, text)
+      for (const [, target] of text.matchAll(/(?:from|import)\s*"([^"]+)"/g)) {
+        if (target!.startsWith('.')) await walk(resolve(dirname(file), target!))
+        else packages.add(target!)
+      }
+    }
+    for (const entry of ['index.js', 'node/index.js', 'browser/index.js', 'bin/shop-sandbox.js'])
+      await walk(`${dist}${entry}`)
+    expect(reached.size).toBeGreaterThan(4)
+    expect(packages).toContain('msw')
+    expect([...packages].filter((name) => name.startsWith('@modelcontextprotocol'))).toEqual([])
+    expect([...reached].filter(([, text]) => text.includes(sdk)).map(([file]) => file)).toEqual([])
+    // The command's own chunk is the one that has it, and it imports no package of the SDK's.
+    const bin = reached.get(`${dist}bin/shop-sandbox.js`)!
+    const lazy = [...bin.matchAll(/import\("([^"]+)"\)/g)].map(([, target]) => target!)
+    const texts = await Promise.all(
+      lazy.map((target) => readFile(resolve(`${dist}bin`, target), 'utf8')),
+    )
+    const mcp = texts.filter((text) => text.includes(sdk))
+    expect(mcp).toHaveLength(1)
+    expect(mcp[0]).not.toMatch(/from\s*"(@modelcontextprotocol|ajv|express|hono)/)
   })
 })

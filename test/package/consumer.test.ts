@@ -115,8 +115,10 @@ describe('the packed tarball, installed in a fresh project', { timeout: COMMAND_
     // README, and the same data set as a module the browser entry imports instead of faker (issue
     // 35). Measured 466 kB packed when the English locale came in, 507 kB with the browser's data,
     // 645 kB since the browser's entry is bundled on its own (Node's loads msw's HTTP handlers
-    // alone, a module a page's bundle cannot take: scripts/build-esm.ts).
-    expect(size).toBeLessThan(680_000)
+    // alone, a module a page's bundle cannot take: scripts/build-esm.ts), 760 kB with the MCP
+    // SDK's server bundled into the chunk `shop-sandbox mcp` loads (issue 46: ~70 kB packed
+    // instead of ~90 packages, 29 MB, installed beside the package).
+    expect(size).toBeLessThan(800_000)
   })
 
   it('(a) npx shop-sandbox --help, then serve on a free port and answer a request', async () => {

@@ -1,0 +1,104 @@
+import { Server } from '@modelcontextprotocol/sdk/server/index.js'
+import { StdioServerTransport } from '@modelcontextprotocol/sdk/server/stdio.js'
+import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js'
+import {
+  CallToolRequestSchema,
+  ListResourcesRequestSchema,
+  ListToolsRequestSchema,
+  ReadResourceRequestSchema,
+} from '@modelcontextprotocol/sdk/types.js'
+import { describeApi, openApiOf } from './describe.js'
+import type { Target } from './target.js'
+import { callTool, inputJsonSchema, tools } from './tools.js'
+
+/** The resources the server offers for context: the OpenAPI document and a reference page. */
+const resources = [
+  {
+    uri: 'shop-sandbox://openapi.json',
+    name: 'openapi',
+    title: 'The OpenAPI 3.1 document of the API and the control API',
+    mimeType: 'application/json',
+  },
+  {
+    uri: 'shop-sandbox://reference.md',
+    name: 'reference',
+    title: 'The API in short: resources, fields, query rules, routes, codes, tokens, scenarios',
+    mimeType: 'text/markdown',
+  },
+]
+
+/**
+ * The sandbox as a Model Context Protocol server (CONTRACT C6), on the official SDK: its tools
+ * (mcp/tools.ts) and resources, acting on `target`. Over stdio unless given a transport (a test
+ * links one in process). Built on the SDK's low-level `Server`: the input schemas it lists are
+ * the sandbox's own (made from its zod schemas), and bad input is an error result whose text
+ * names the field in the contract's words.
+ */
+export async function serveMcp(
+  target: Target,
+  about: { name: string; version: string },
+  transport: Transport = new StdioServerTransport(),
+): Promise<Server> {
+  const server = new Server(
+    { name: about.name, version: about.version },
+    {
+      capabilities: { tools: {}, resources: {} },
+      instructions: `The sandbox of an HTTP API (${target.where}): call it with call_api as the admin, the member or nobody; see what was sent with read_journal; put it in a named state with use_scenario; make a route answer something else with add_override. describe_api tells the resources, fields, routes and codes.`,
+    },
+  )
+  server.setRequestHandler(ListToolsRequestSchema, async () => ({
+    tools: tools.map((tool) => ({
+      name: tool.name,
+      description: tool.description,
+      inputSchema: inputJsonSchema(tool) as { type: 'object' },
+    })),
+  }))
+  server.setRequestHandler(CallToolRequestSchema, async (request) => {
+    const tool = tools.find((one) => one.name === request.params.name)
+    if (!tool)
+      return {
+        isError: true,
+        content: [
+          {
+            type: 'text' as const,
+            text: `no tool named ${String(request.params.name).slice(0, 100)} (tools: ${tools.map(({ name }) => name).join(', ')})`,
+          },
+        ],
+      }
+    const result = await callTool(tool, request.params.arguments, target)
+    return {
+      content: [{ type: 'text' as const, text: result.text }],
+      structuredContent: result.structured,
+      ...(result.isError ? { isError: true } : {}),
+    }
+  })
+  server.setRequestHandler(ListResourcesRequestSchema, async () => ({ resources }))
+  server.setRequestHandler(ReadResourceRequestSchema, async (request) => {
+    const { uri } = request.params
+    const control = async (method: string, path: string) => {
+      const answer = await target.send(method, `/__sandbox${path}`, {})
+      return (JSON.parse(answer.text) as { data: unknown }).data
+    }
+    if (uri === resources[0]!.uri)
+      return {
+        contents: [
+          {
+            uri,
+            mimeType: 'application/json',
+            text: JSON.stringify(await openApiOf(target), null, 2),
+          },
+        ],
+      }
+    if (uri === resources[1]!.uri)
+      return {
+        contents: [
+          { uri, mimeType: 'text/markdown', text: (await describeApi(target, control)).markdown },
+        ],
+      }
+    throw new Error(
+      `no resource ${uri.slice(0, 200)} (resources: ${resources.map((one) => one.uri).join(', ')})`,
+    )
+  })
+  await server.connect(transport)
+  return server
+}

@@ -1,0 +1,422 @@
+import * as z from 'zod'
+import { headerNameProblem, headerValueProblem } from '../contract/headers.js'
+import { describeIssues, distinctIssues, safeParseReporting } from '../contract/issues.js'
+import { journalQuery } from '../http/control.js'
+import { scenarioChoiceSchema } from '../http/scenario-routes.js'
+import { sandboxIdSchema } from '../http/steps/sandbox.js'
+import { overrideInputSchema, overrideMethods } from '../state/overrides/index.js'
+import { runtimeConfigPatchSchema } from '../state/runtime-config.js'
+import { describeApi } from './describe.js'
+import type { Answer, Target } from './target.js'
+
+/**
+ * The MCP server's tools (CONTRACT C6): what a developer does with the sandbox, as an agent
+ * does it. Each one's input is a zod schema made from the schemas the HTTP surface validates
+ * with (an override as `POST /__sandbox/overrides` takes it, settings as `PATCH
+ * /__sandbox/config`, the journal's filters as `GET /__sandbox/requests`), plus an optional
+ * `sandbox` (an `X-Sandbox-Id`); the JSON Schema the tools list is made from it. Each acts
+ * through the sandbox's API and control API, so its bounds (CONTRACT C3) are the sandbox's.
+ */
+
+/** What a tool answers: structured content, and a short text for the agent to read. */
+export interface ToolResult {
+  structured: Record<string, unknown>
+  text: string
+  isError?: boolean
+}
+
+export interface Tool {
+  name: string
+  description: string
+  /** Built on first use. */
+  input: () => z.ZodObject
+  run(args: Record<string, unknown>, target: Target): Promise<ToolResult>
+}
+
+/** A refusal to tell the agent (an error result naming what is wrong). */
+export class ToolError extends Error {}
+
+/** Characters of text a result carries at most (an agent's context is finite). */
+export const MAX_TEXT = 100_000
+
+/** Records of each resource get_data shows when a data set is too big to show whole. */
+const MAX_RECORDS = 100
+
+const sandboxField = () =>
+  sandboxIdSchema()
+    .optional()
+    .describe(
+      'An X-Sandbox-Id: that sandbox (created on first use); the default sandbox when left out.',
+    )
+
+/** A tool's input: the fields given, and `sandbox`. */
+const withSandbox = (shape: z.ZodRawShape) => () =>
+  z.strictObject({ ...shape, sandbox: sandboxField() })
+
+const sandboxHeaders = (args: Record<string, unknown>): Record<string, string> =>
+  typeof args.sandbox === 'string' ? { 'x-sandbox-id': args.sandbox } : {}
+
+/** An answer's body: its JSON, or its text. */
+function bodyOf(answer: Answer): unknown {
+  if (answer.text === '') return null
+  try {
+    return JSON.parse(answer.text)
+  } catch {
+    return answer.text
+  }
+}
+
+/** Text for the agent, cut to {@link MAX_TEXT} characters (saying so). */
+export function clipped(text: string): string {
+  return text.length > MAX_TEXT
+    ? `${text.slice(0, MAX_TEXT)}\n…[cut: ${text.length} characters in all]`
+    : text
+}
+
+/**
+ * A call to the control API: its envelope's `data`, or a {@link ToolError} with its message
+ * (after `field: ` when the tool's input `field` named what the control API did not find).
+ */
+async function control(
+  target: Target,
+  method: string,
+  path: string,
+  args: Record<string, unknown>,
+  body?: unknown,
+  field?: string,
+): Promise<unknown> {
+  const answer = await target.send(
+    method,
+    `/__sandbox${path}`,
+    {
+      ...sandboxHeaders(args),
+      ...(body === undefined ? {} : { 'content-type': 'application/json' }),
+    },
+    body === undefined ? undefined : JSON.stringify(body),
+  )
+  if (answer.status === 204) return null
+  const envelope = bodyOf(answer) as { code?: number; message?: string; data?: unknown } | string
+  if (answer.status >= 400 || typeof envelope !== 'object' || envelope === null)
+    throw new ToolError(
+      typeof envelope === 'object' && envelope !== null
+        ? `${answer.status === 404 && field ? `${field}: ` : ''}${envelope.message} (${answer.status} / ${envelope.code})`
+        : `${answer.status}: ${String(envelope).slice(0, 300)}`,
+    )
+  return envelope.data
+}
+
+const json = (value: unknown) => clipped(JSON.stringify(value, null, 2))
+
+/** The fixed tokens by role, from `GET /__sandbox` (the API's accounts as they are now). */
+async function tokenFor(target: Target, as: string, args: Record<string, unknown>) {
+  const info = (await control(target, 'GET', '', args)) as {
+    api: { tokens: Array<{ token: string; admin: boolean }> }
+  }
+  const token = info.api.tokens.find((one) => one.admin === (as === 'admin'))?.token
+  if (!token) throw new ToolError(`as: this API has no fixed ${as} token; give a token instead`)
+  return token
+}
+
+const overrideIdRule = 'must be an override id (a whole number from 1) or "all"'
+
+const queryValue = z.union([z.string(), z.number(), z.boolean(), z.array(z.string())])
+
+/** What call_api takes: a request to the API, as a client would send it. */
+const callInput = () =>
+  z.strictObject({
+    method: z
+      .string()
+      .transform((method) => method.toUpperCase())
+      .pipe(z.enum(overrideMethods, { error: `must be one of ${overrideMethods.join(', ')}` }))
+      .describe('GET, POST, PUT, PATCH, DELETE, HEAD or OPTIONS.'),
+    path: z
+      .string()
+      .max(2000)
+      .regex(/^\/[^?#\s]*$/, 'must be a path starting with / (like /users/2), without a query')
+      .describe('Relative to the base path, e.g. /users/2/orders.'),
+    query: z
+      .record(z.string().max(200), queryValue)
+      .optional()
+      .describe('Query parameters; a list is sent comma-separated (fields: ["id", "name"]).'),
+    body: z
+      .unknown()
+      .optional()
+      .describe('A JSON body (sent with Content-Type: application/json).'),
+    as: z
+      .enum(['admin', 'member', 'anonymous'])
+      .optional()
+      .describe("Who calls: the API's fixed admin or member token, or no token (default admin)."),
+    token: z
+      .string()
+      .max(4096)
+      .optional()
+      .describe('A bearer token instead (from POST /sessions).'),
+    headers: z
+      .record(z.string(), z.string())
+      .superRefine((headers, context) => {
+        for (const [name, value] of Object.entries(headers)) {
+          const problem = headerNameProblem(name) ?? headerValueProblem(value)
+          if (problem) context.addIssue({ code: 'custom', path: [name], message: problem })
+        }
+      })
+      .optional()
+      .describe('More request headers (Prefer, X-Sandbox-Delay, X-Request-Id…).'),
+    sandbox: sandboxField(),
+  })
+
+export const tools: readonly Tool[] = [
+  {
+    name: 'describe_api',
+    description:
+      "The API the sandbox serves: its resources with their fields and query rules, its routes, business codes and fixed tokens, and the sandbox's scenarios.",
+    input: withSandbox({}),
+    async run(args, target) {
+      const described = await describeApi(target, (method, path) =>
+        control(target, method, path, args),
+      )
+      return { structured: described.structured, text: clipped(described.markdown) }
+    },
+  },
+  {
+    name: 'call_api',
+    description:
+      'Sends a request to the API as the admin, the member, nobody or a token, and answers its exact status, headers and body (a 4xx is an answer, not an error).',
+    input: callInput,
+    async run(args, target) {
+      const {
+        method,
+        path,
+        query,
+        body,
+        as = 'admin',
+        token,
+        headers,
+      } = args as z.output<ReturnType<typeof callInput>>
+      const search = new URLSearchParams()
+      for (const [name, value] of Object.entries(query ?? {}))
+        search.append(name, Array.isArray(value) ? value.join(',') : String(value))
+      const bearer = token ?? (as === 'anonymous' ? null : await tokenFor(target, as, args))
+      const sent = `${target.basePath}${path}${search.size > 0 ? `?${search}` : ''}`
+      const answer = await target.send(
+        method,
+        sent,
+        {
+          ...(body === undefined ? {} : { 'content-type': 'application/json' }),
+          ...(bearer ? { authorization: `Bearer ${bearer}` } : {}),
+          ...sandboxHeaders(args),
+          ...headers,
+        },
+        body === undefined ? undefined : JSON.stringify(body),
+      )
+      return {
+        structured: { status: answer.status, headers: answer.headers, body: bodyOf(answer) },
+        text: clipped(`${method} ${sent} → ${answer.status}\n${answer.text}`),
+      }
+    },
+  },
+  {
+    name: 'get_data',
+    description:
+      "The sandbox's data as one document (each resource's records and the id sequences), or one resource's records.",
+    input: withSandbox({
+      resource: z.string().max(100).optional().describe('One resource, e.g. orders.'),
+    }),
+    async run(args, target) {
+      const document = (await control(target, 'GET', '/db', args)) as Record<string, unknown[]>
+      const names = Object.keys(document).filter((name) => name !== 'nextIds')
+      if (typeof args.resource === 'string' && !names.includes(args.resource))
+        throw new ToolError(
+          `resource: no resource named ${args.resource.slice(0, 100)} (resources: ${names.join(', ')})`,
+        )
+      const chosen = typeof args.resource === 'string' ? [args.resource] : names
+      // A big data set (the big scenario: 31,000 records) is more than an agent can read: each
+      // resource's first records, and how many there are in all (call_api pages through the rest).
+      const fits = JSON.stringify(chosen.map((name) => document[name])).length <= MAX_TEXT
+      const structured: Record<string, unknown> = {}
+      const cut: string[] = []
+      for (const name of chosen) {
+        const records = document[name] ?? []
+        structured[name] = fits ? records : records.slice(0, MAX_RECORDS)
+        if (!fits && records.length > MAX_RECORDS)
+          cut.push(`${name}: first ${MAX_RECORDS} of ${records.length}`)
+      }
+      if (typeof args.resource !== 'string') structured.nextIds = document.nextIds
+      if (cut.length > 0) structured.cut = cut
+      const shown = typeof args.resource === 'string' ? structured[args.resource] : structured
+      const note =
+        cut.length > 0 ? `\n(cut: ${cut.join('; ')}; page through the rest with call_api)` : ''
+      return { structured, text: `${json(shown)}${note}` }
+    },
+  },
+  {
+    name: 'list_scenarios',
+    description:
+      'The named scenarios the sandbox can be put in (name, description, what each sets), and the one it is in.',
+    input: withSandbox({}),
+    async run(args, target) {
+      const [list, current] = await Promise.all([
+        control(target, 'GET', '/scenarios?pageSize=100', args),
+        control(target, 'GET', '/scenario', args),
+      ])
+      const scenarios = (list as { list: Array<{ name: string; description: string }> }).list
+      const name = (current as { scenario: { name: string } }).scenario.name
+      return {
+        structured: { current: name, scenarios },
+        text: scenarios
+          .map((one) => `${one.name === name ? '* ' : '  '}${one.name}: ${one.description}`)
+          .join('\n'),
+      }
+    },
+  },
+  {
+    name: 'use_scenario',
+    description:
+      "Puts the sandbox in a named scenario: its data, overrides and settings replace the sandbox's (sessions end; the journal stays).",
+    input: () => withSandbox(scenarioChoiceSchema().shape)(),
+    async run(args, target) {
+      const data = await control(target, 'PUT', '/scenario', args, { name: args.name }, 'name')
+      return { structured: data as Record<string, unknown>, text: json(data) }
+    },
+  },
+  {
+    name: 'add_override',
+    description:
+      'Makes a route answer something else (CONTRACT C2): method, path (a route template or a concrete path, or one the API lacks), query, headers, body conditions, times, and a response (status, data, body, headers, delayMs, drop) or a sequence of responses.',
+    input: () => withSandbox(overrideInputSchema().shape)(),
+    async run(args, target) {
+      const { sandbox: _, ...override } = args
+      const stored = await control(target, 'POST', '/overrides', args, override)
+      return { structured: stored as Record<string, unknown>, text: json(stored) }
+    },
+  },
+  {
+    name: 'list_overrides',
+    description: 'The overrides, oldest first, with remaining (counted ones) and next (sequences).',
+    input: withSandbox({}),
+    async run(args, target) {
+      const page = (await control(target, 'GET', '/overrides?pageSize=100', args)) as {
+        list: unknown[]
+        total: number
+      }
+      return { structured: { overrides: page.list, total: page.total }, text: json(page.list) }
+    },
+  },
+  {
+    name: 'remove_override',
+    description: 'Removes one override by id, or all of them.',
+    input: withSandbox({
+      id: z
+        .union([
+          z
+            .int({ error: overrideIdRule })
+            .min(1, { error: overrideIdRule })
+            .max(2 ** 31 - 1, { error: overrideIdRule }),
+          z.literal('all', { error: overrideIdRule }),
+        ])
+        .describe('An override id, or "all".'),
+    }),
+    async run(args, target) {
+      await control(
+        target,
+        'DELETE',
+        args.id === 'all' ? '/overrides' : `/overrides/${args.id}`,
+        args,
+        undefined,
+        'id',
+      )
+      return {
+        structured: { removed: args.id },
+        text: args.id === 'all' ? 'every override removed' : `override ${args.id} removed`,
+      }
+    },
+  },
+  {
+    name: 'read_journal',
+    description:
+      'The requests the sandbox answered, with their headers, bodies, answers, the override that answered or the closest one that did not (nearMiss), and the scenario; filtered by method, path (a concrete path or a route template) and status.',
+    input: () =>
+      withSandbox(
+        Object.fromEntries(
+          Object.entries(journalQuery()).map(([name, parameter]) => [
+            name,
+            parameter.schema.optional().describe(parameter.description ?? name),
+          ]),
+        ),
+      )(),
+    async run(args, target) {
+      const search = new URLSearchParams()
+      for (const name of Object.keys(journalQuery()))
+        if (args[name] !== undefined) search.set(name, String(args[name]))
+      const page = await control(target, 'GET', `/requests?${search}`, args)
+      return { structured: page as Record<string, unknown>, text: json(page) }
+    },
+  },
+  {
+    name: 'get_settings',
+    description: 'The runtime settings: delay, errorRate, dropRate, strict, auth.',
+    input: withSandbox({}),
+    async run(args, target) {
+      const config = await control(target, 'GET', '/config', args)
+      return { structured: config as Record<string, unknown>, text: json(config) }
+    },
+  },
+  {
+    name: 'set_settings',
+    description:
+      'Changes runtime settings: delay (ms, or { min, max }, or "100-400"), errorRate and dropRate (0-1), strict, auth.',
+    input: () => withSandbox(runtimeConfigPatchSchema().shape)(),
+    async run(args, target) {
+      const { sandbox: _, ...changes } = args
+      const config = await control(target, 'PATCH', '/config', args, changes)
+      return { structured: config as Record<string, unknown>, text: json(config) }
+    },
+  },
+  {
+    name: 'reset',
+    description:
+      'Back to the scenario the sandbox is in: everything (data, sessions, journal, overrides, settings), or the data only.',
+    input: withSandbox({
+      what: z.enum(['all', 'data']).optional().describe('all (default) or data.'),
+    }),
+    async run(args, target) {
+      if (args.what === 'data') await control(target, 'DELETE', '/db', args)
+      else await control(target, 'POST', '/reset', args)
+      return {
+        structured: { reset: args.what ?? 'all' },
+        text: args.what === 'data' ? 'data back to the scenario' : 'sandbox back to its scenario',
+      }
+    },
+  },
+]
+
+/** The JSON Schema of a tool's input, as MCP lists it (draft 7, what MCP clients validate with). */
+export function inputJsonSchema(tool: Tool): Record<string, unknown> {
+  const { $schema: _, ...schema } = z.toJSONSchema(tool.input(), {
+    io: 'input',
+    target: 'draft-7',
+    unrepresentable: 'any',
+  }) as Record<string, unknown>
+  return schema
+}
+
+/** Runs a tool: its input checked first (an error result naming each bad field), then the call. */
+export async function callTool(tool: Tool, args: unknown, target: Target): Promise<ToolResult> {
+  const parsed = safeParseReporting(tool.input(), args ?? {})
+  if (!parsed.success) {
+    const problems = distinctIssues(parsed.error.issues).flatMap((issue) =>
+      describeIssues(issue, 'input'),
+    )
+    return {
+      structured: { error: 'invalid input', problems },
+      text: `Invalid input: ${problems.join('; ')}`,
+      isError: true,
+    }
+  }
+  try {
+    return await tool.run(parsed.data as Record<string, unknown>, target)
+  } catch (error) {
+    const message =
+      error instanceof ToolError ? error.message : String((error as Error).message ?? error)
+    return { structured: { error: message }, text: message, isError: true }
+  }
+}

@@ -1,0 +1,208 @@
+import { execFile } from 'node:child_process'
+import { mkdtemp, writeFile } from 'node:fs/promises'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
+import { fileURLToPath } from 'node:url'
+import { promisify } from 'node:util'
+import { Client } from '@modelcontextprotocol/sdk/client/index.js'
+import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js'
+import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest'
+import { tools } from '../../mcp/tools.js'
+import type { SandboxServer } from '../../node/index.js'
+import { createSandboxServer } from '../../node/index.js'
+import { callTool, contractTools } from './client.js'
+
+/**
+ * `shop-sandbox mcp` as an agent's client starts it (CONTRACT C6): the built command over stdio,
+ * driven by the SDK's own client; with a sandbox of its own, and with `--url` acting on a
+ * running server the test also calls as "the developer's app".
+ */
+const bin = fileURLToPath(new URL('../../dist/bin/shop-sandbox.js', import.meta.url))
+const run = promisify(execFile)
+
+const clients: Client[] = []
+afterEach(async () => {
+  await Promise.all(clients.splice(0).map((client) => client.close()))
+})
+
+/** `shop-sandbox mcp <args>` started by the SDK's stdio transport, and a client connected to it. */
+async function agent(...args: string[]) {
+  const transport = new StdioClientTransport({
+    command: process.execPath,
+    args: [bin, 'mcp', ...args],
+    stderr: 'pipe',
+  })
+  let stderr = ''
+  transport.stderr!.on('data', (chunk) => (stderr += chunk))
+  const client = new Client({ name: 'stdio-agent', version: '1.0.0' })
+  await client.connect(transport)
+  clients.push(client)
+  return {
+    client,
+    call: (name: string, args?: Record<string, unknown>) => callTool(client, name, args),
+    stderr: () => stderr,
+  }
+}
+
+describe('shop-sandbox mcp over stdio, with a sandbox of its own', () => {
+  it('lists the twelve tools and serves the data options (--seed, counts, --scenario)', async () => {
+    const { client, call, stderr } = await agent(
+      '--seed',
+      '7',
+      '--users',
+      '6',
+      '--scenario',
+      'out-of-stock',
+    )
+    expect(client.getServerVersion()?.name).toBe('shop-sandbox')
+    const { tools: listed } = await client.listTools()
+    expect(listed.map((tool) => tool.name)).toEqual(contractTools)
+    expect(listed.map((tool) => tool.name)).toEqual(tools.map((tool) => tool.name))
+
+    const users = await call('get_data', { resource: 'users' })
+    expect(users.structured.users).toHaveLength(6)
+    const product = await call('call_api', { method: 'GET', path: '/products/1', as: 'member' })
+    expect(product.structured).toMatchObject({ status: 200, body: { data: { id: 1, stock: 0 } } })
+    expect((await call('list_scenarios')).structured.current).toBe('out-of-stock')
+    expect(stderr()).toMatch(
+      /shop-sandbox mcp \S+: serving a sandbox in the MCP server’s own process over stdio/,
+    )
+  })
+
+  it('serves --resources beside the shop’s and --scenarios of your own', async () => {
+    const dir = await mkdtemp(join(tmpdir(), 'shop-sandbox-mcp-'))
+    const index = new URL('../../dist/index.js', import.meta.url).href
+    const zod = new URL('../../node_modules/zod/index.js', import.meta.url).href
+    await writeFile(
+      join(dir, 'tags.mjs'),
+      `import { z } from '${zod}'
+import { defineResource, idSchema } from '${index}'
+export default [defineResource({ name: 'tags', singular: 'tag', schema: z.object({ id: idSchema, label: z.string() }), list: { sortable: ['id'] },
+  permissions: { list: 'anyone', read: 'anyone' },
+  seed: { count: 2, generate: ({ count }) => Array.from({ length: count }, (_, i) => ({ label: 'Tag ' + i })) } })]
+`,
+    )
+    await writeFile(
+      join(dir, 'scenarios.mjs'),
+      `export default [{ name: 'quiet', description: 'No one ordered yet', data: { counts: { orders: 0 } } }]`,
+    )
+    const { call } = await agent(
+      '--resources',
+      join(dir, 'tags.mjs'),
+      '--scenarios',
+      join(dir, 'scenarios.mjs'),
+      '--scenario',
+      'quiet',
+    )
+    const described = await call('describe_api')
+    expect(described.structured.resources.map((one: { name: string }) => one.name)).toEqual([
+      'users',
+      'products',
+      'orders',
+      'tags',
+    ])
+    const tags = await call('call_api', { method: 'GET', path: '/tags', as: 'member' })
+    expect(tags.structured.body.data?.total, tags.text).toBe(2)
+    const orders = await call('call_api', { method: 'GET', path: '/orders' })
+    expect(orders.structured.body.data.total).toBe(0)
+  })
+
+  it('refuses a bad command line in one line naming the flag', async () => {
+    const refused = async (...args: string[]) => {
+      try {
+        await run(process.execPath, [bin, 'mcp', ...args])
+        throw new Error('exited 0')
+      } catch (error) {
+        return error as { code: number; stderr: string; stdout: string }
+      }
+    }
+    const url = await refused('--url', 'ftp://example.com')
+    expect(url.code).toBe(2)
+    expect(url.stdout).toBe('')
+    expect(url.stderr.trim()).toBe(
+      "shop-sandbox mcp: --url must be the URL of a running sandbox, like http://127.0.0.1:4010, got 'ftp://example.com'",
+    )
+    const scenario = await refused('--scenario', 'out-of-stok')
+    expect(scenario.code).toBe(1)
+    expect(scenario.stdout).toBe('')
+    expect(scenario.stderr).toMatch(
+      /^shop-sandbox mcp: Invalid sandbox options: scenario: no scenario named 'out-of-stok'; known \(closest first\): out-of-stock,/,
+    )
+  })
+})
+
+describe('shop-sandbox mcp --url, acting on a running server', () => {
+  let server: SandboxServer
+  beforeAll(async () => {
+    server = await createSandboxServer({ port: 0, log: () => {} })
+  })
+  afterAll(() => server.close())
+
+  it('sees what the developer’s app did, and what it does the app sees', async () => {
+    const { call, stderr } = await agent('--url', server.url)
+    expect(stderr()).toContain(`serving the sandbox server at ${server.url} over stdio`)
+    // The app places an order over HTTP, not through the agent.
+    const placed = await fetch(`${server.url}/users/2/orders`, {
+      method: 'POST',
+      headers: { authorization: 'Bearer sandbox-member-token', 'content-type': 'application/json' },
+      body: JSON.stringify({ items: [{ productId: 3, quantity: 1 }] }),
+    })
+    expect(placed.status).toBe(201)
+    const journal = await call('read_journal', { method: 'POST', path: '/users/{user_id}/orders' })
+    expect(journal.structured.total).toBe(1)
+    expect(journal.structured.list[0]).toMatchObject({ status: 201, path: '/users/2/orders' })
+
+    // The agent makes the route fail for the app, then takes it away.
+    const added = await call('add_override', {
+      method: 'GET',
+      path: '/products/{product_id}',
+      times: 1,
+      response: { status: 503 },
+    })
+    const read = () =>
+      fetch(`${server.url}/products/3`, {
+        headers: { authorization: 'Bearer sandbox-member-token' },
+      })
+    expect((await read()).status).toBe(503)
+    expect((await read()).status).toBe(200)
+    expect((await call('list_overrides')).structured.total).toBe(0)
+    expect(added.structured.times).toBe(1)
+
+    // Calls as the member and the admin, in a sandbox of the agent's own.
+    const mine = await call('call_api', {
+      method: 'GET',
+      path: '/users/2',
+      as: 'member',
+      sandbox: 'agent',
+    })
+    expect(mine.structured).toMatchObject({
+      status: 200,
+      body: { data: { email: 'member@example.com' } },
+    })
+    await call('use_scenario', { name: 'empty', sandbox: 'agent' })
+    const sandboxes = await fetch(`${server.url}/__sandbox/sandboxes`)
+    expect(JSON.stringify(await sandboxes.json())).toContain('"agent"')
+    expect((await call('list_scenarios')).structured.current).toBe('default')
+
+    await call('set_settings', { strict: true })
+    const unknown = await fetch(`${server.url}/products?colour=red`, {
+      headers: { authorization: 'Bearer sandbox-member-token' },
+    })
+    expect(unknown.status).toBe(400)
+    await call('reset')
+    expect((await call('get_settings')).structured.strict).toBe(false)
+  })
+
+  it('answers an error result when the server is gone, and keeps serving', async () => {
+    const gone = await createSandboxServer({ port: 0, log: () => {} })
+    const url = gone.url
+    await gone.close()
+    const { call } = await agent('--url', url)
+    const result = await call('get_settings')
+    expect(result.isError).toBe(true)
+    expect(result.text).toMatch(
+      /^cannot reach the sandbox server at http:\/\/127\.0\.0\.1:\d+: ECONNREFUSED/,
+    )
+    expect((await call('call_api', { method: 'GET', path: '/users' })).isError).toBe(true)
+  })
+})
