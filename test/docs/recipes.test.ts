@@ -295,6 +295,8 @@ describe('every recipe of the README and docs/ runs as written, from the packed 
         'typed-client',
         'own-resources',
         'scenarios',
+        'storybook',
+        'agents',
       ]),
     )
     expect(new Set(projects.map((project) => project.name)).size).toBe(projects.length)
