@@ -303,7 +303,15 @@ export function createApiSandbox<
 
 /** The scenario the `scenario` option names, or a TypeError naming the known ones. */
 function scenarioOption(scenarios: ScenarioSet, name: string): Scenario {
-  const scenario = scenarios.get(name)
+  let scenario: Scenario | undefined
+  try {
+    scenario = scenarios.get(name)
+  } catch (error) {
+    throw new TypeError(
+      `Invalid sandbox options: scenario: '${name}' does not fit: ${(error as Error).message}`,
+      { cause: error },
+    )
+  }
   if (!scenario)
     throw new TypeError(
       `Invalid sandbox options: scenario: ${unknownScenario(name, scenarios.names)}`,

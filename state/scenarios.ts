@@ -136,9 +136,13 @@ export interface ScenarioSources {
   proven: ReadonlySet<unknown>
 }
 
-/** The scenarios of a sandbox, by name; `default` first. */
+/**
+ * The scenarios of a sandbox, by name; `default` first. The API's own (proven by its suite) are
+ * checked and made ready on first use, not when the sandbox is made: a fresh test file pays
+ * for the scenario it starts in, not for every one it could switch to.
+ */
 export class ScenarioSet {
-  readonly #byName = new Map<string, Scenario>()
+  readonly #byName = new Map<string, Scenario | (() => Scenario)>()
 
   constructor(sources: ScenarioSources) {
     const own = new Scenario(
@@ -152,23 +156,38 @@ export class ScenarioSet {
     this.#byName.set(own.name, own)
     const given = new Set<string>()
     for (const [index, definition] of sources.definitions.entries()) {
-      const scenario = scenarioOf(definition, index, sources)
+      const proven = sources.proven.has(definition)
+      const named = (definition as { name?: unknown }).name
+      const scenario =
+        proven && typeof named === 'string'
+          ? { name: named, ready: () => scenarioOf(definition, index, sources) }
+          : scenarioOf(definition, index, sources)
       if (given.has(scenario.name))
         throw new TypeError(
           `Invalid scenario '${scenario.name}': name: two scenarios are named '${scenario.name}'`,
         )
       given.add(scenario.name)
-      this.#byName.set(scenario.name, scenario)
+      this.#byName.set(scenario.name, scenario instanceof Scenario ? scenario : scenario.ready)
     }
   }
 
   get(name: string): Scenario | undefined {
-    return this.#byName.get(name)
+    const found = this.#byName.get(name)
+    if (typeof found !== 'function') return found
+    let scenario: Scenario
+    try {
+      scenario = found()
+    } catch (error) {
+      // Only the sandbox's own bounds can refuse a proven scenario (overrides past its budget).
+      throw ApiError.of('rateLimited', (error as Error).message)
+    }
+    this.#byName.set(name, scenario)
+    return scenario
   }
 
   /** The scenario of that name, or 404 / 40400 naming the known ones, closest first. */
   named(name: string): Scenario {
-    const scenario = this.#byName.get(name)
+    const scenario = this.get(name)
     if (scenario) return scenario
     throw ApiError.of('notFound', unknownScenario(name, this.names))
   }
@@ -178,7 +197,7 @@ export class ScenarioSet {
   }
 
   list(): Scenario[] {
-    return [...this.#byName.values()]
+    return this.names.map((name) => this.get(name)!)
   }
 }
 
