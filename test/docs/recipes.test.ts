@@ -297,6 +297,8 @@ describe('every recipe of the README and docs/ runs as written, from the packed 
         'scenarios',
         'storybook',
         'agents',
+        'typed-client-generators',
+        'typed-client-orval8',
       ]),
     )
     expect(new Set(projects.map((project) => project.name)).size).toBe(projects.length)
