@@ -99,6 +99,11 @@ function switchProblem(argv: readonly string[]): string | null {
   return null
 }
 
+/** Sends what would go to stdout through `console` to stderr instead. */
+function keepStdoutForTheProtocol(): void {
+  for (const method of ['log', 'info', 'debug'] as const) console[method] = console.error
+}
+
 /** Runs the `shop-sandbox` command line. */
 export async function runCli(argv: string[]): Promise<void> {
   const { version } = packageInfo()
@@ -108,6 +113,9 @@ export async function runCli(argv: string[]): Promise<void> {
     process.exitCode = USAGE_ERROR
     return
   }
+  // `shop-sandbox mcp` speaks the protocol on stdout: what modules of the user's (`--api`,
+  // `--resources`, `--scenarios`) log goes to stderr, from before they are loaded.
+  if (argv[0] === 'mcp') keepStdoutForTheProtocol()
   // `--api` and `--resources` are loaded before the flags are made, so their resources get a
   // count flag each.
   const loaded = await loadModules(argv)
@@ -212,12 +220,31 @@ export async function runCli(argv: string[]): Promise<void> {
           )
           .example('$0 mcp --url http://127.0.0.1:4010', 'Act on the sandbox your app uses'),
       async (args) => {
+        const url = (args as { url?: string | string[] }).url
+        if (url !== undefined) {
+          // With --url the running server's own options apply: a data flag would do nothing.
+          const given = argv.find((word) =>
+            [...mcpFlags, ...catalog.names].some(
+              (name) => word === `--${flagName(name)}` || word.startsWith(`--${flagName(name)}=`),
+            ),
+          )
+          const problem = Array.isArray(url)
+            ? '--url is given more than once'
+            : given
+              ? `${given.split('=')[0]} is for the MCP server's own sandbox; with --url the running server's options apply`
+              : null
+          if (problem) {
+            console.error(`shop-sandbox mcp: ${problem}`)
+            process.exitCode = USAGE_ERROR
+            return
+          }
+        }
         const options = await optionsOf(
           args as unknown as Record<string, unknown>,
           flagOptions.filter(([name]) => mcpFlags.has(name)),
         )
         if (options === null) return
-        return mcp({ url: (args as { url?: string }).url, sandbox: options }, version)
+        return mcp({ url: url as string | undefined, sandbox: options }, version)
       },
     )
     .command(

@@ -21,14 +21,18 @@ export async function mcp(
         error: 'must be the URL of a running sandbox, like http://127.0.0.1:4010',
       })
       .safeParse(options.url)
-    if (!url.success) {
-      console.error(
-        `shop-sandbox mcp: --url ${url.error.issues[0]!.message}, got '${options.url.slice(0, 200)}'`,
-      )
+    const parts = url.success ? new URL(url.data) : null
+    const problem = !url.success
+      ? url.error.issues[0]!.message
+      : parts!.username || parts!.password || parts!.search || parts!.hash
+        ? "must be the server's address and base path only: no credentials, query or fragment"
+        : null
+    if (problem) {
+      console.error(`shop-sandbox mcp: --url ${problem}, got '${options.url.slice(0, 200)}'`)
       process.exitCode = 2
       return
     }
-    target = remote(url.data)
+    target = remote(url.data!)
   } else {
     try {
       target = inProcess(createSandbox(options.sandbox))

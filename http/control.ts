@@ -113,13 +113,13 @@ const sandboxesQuery = once((): QuerySchema => ({
 export const journalQuery = once((): QuerySchema => ({
   ...pagingSchema(),
   method: {
-    schema: z.string(),
+    schema: z.string({ error: 'must be a method name' }),
     read: (raw) => raw,
     problem: (raw) => `method must be a method name, got '${clip(raw)}'`,
     description: 'e.g. POST',
   },
   path: {
-    schema: z.string().startsWith('/'),
+    schema: z.string().startsWith('/', { error: 'must start with /' }),
     read: (raw) => raw,
     problem: (raw) => `path must start with /, got '${clip(raw)}'`,
     description:
@@ -176,6 +176,10 @@ function controlRoutes(catalog: Catalog): Route<ControlOperation>[] {
               userId: z.int(),
               description: z.string().optional(),
               admin: z.boolean(),
+              role: documented(z.enum(['admin', 'member']), {
+                description:
+                  "The account's role in the scenario's data (what the MCP tools' `as` picks the token by); `admin` is the role now.",
+              }),
             }),
           ),
         }),
@@ -484,7 +488,11 @@ function apiInfo(catalog: Catalog, instance: SandboxInstance, basePath: string) 
     tokens: accounts.tokens.map(({ token, userId, description }) => {
       const account = table.get(userId) as Row | undefined
       const admin = account !== undefined && isAdmin(accounts, account)
-      return { token, userId, ...(description ? { description } : {}), admin }
+      const seeded = (instance.scenario.data()[accounts.resource.name] ?? []).find(
+        (row) => row.id === userId,
+      )
+      const role = seeded !== undefined && isAdmin(accounts, seeded as Row) ? 'admin' : 'member'
+      return { token, userId, ...(description ? { description } : {}), admin, role }
     }),
   }
 }

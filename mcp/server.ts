@@ -8,6 +8,7 @@ import {
   ReadResourceRequestSchema,
 } from '@modelcontextprotocol/sdk/types.js'
 import { describeApi, openApiOf } from './describe.js'
+import { lineGuard, MAX_LINE_BYTES, refuseLine } from './stdio.js'
 import type { Target } from './target.js'
 import { callTool, inputJsonSchema, tools } from './tools.js'
 
@@ -37,8 +38,9 @@ const resources = [
 export async function serveMcp(
   target: Target,
   about: { name: string; version: string },
-  transport: Transport = new StdioServerTransport(),
+  transport: Transport = stdioTransport(),
 ): Promise<Server> {
+  const calls = new Calls()
   const server = new Server(
     { name: about.name, version: about.version },
     {
@@ -65,7 +67,12 @@ export async function serveMcp(
           },
         ],
       }
-    const result = await callTool(tool, request.params.arguments, target)
+    const result = await calls.run(() => callTool(tool, request.params.arguments, target))
+    if (result === null)
+      return {
+        isError: true,
+        content: [{ type: 'text' as const, text: calls.refusal }],
+      }
     return {
       content: [{ type: 'text' as const, text: result.text }],
       structuredContent: result.structured,
@@ -74,7 +81,11 @@ export async function serveMcp(
   })
   server.setRequestHandler(ListResourcesRequestSchema, async () => ({ resources }))
   server.setRequestHandler(ReadResourceRequestSchema, async (request) => {
-    const { uri } = request.params
+    const read = await calls.run(() => readResource(request.params.uri))
+    if (read === null) throw new Error(calls.refusal)
+    return read
+  })
+  const readResource = async (uri: string) => {
     const control = async (method: string, path: string) => {
       const answer = await target.send(method, `/__sandbox${path}`, {})
       return (JSON.parse(answer.text) as { data: unknown }).data
@@ -98,7 +109,54 @@ export async function serveMcp(
     throw new Error(
       `no resource ${uri.slice(0, 200)} (resources: ${resources.map((one) => one.uri).join(', ')})`,
     )
-  })
+  }
   await server.connect(transport)
   return server
+}
+
+/**
+ * Calls run at once and waiting: an agent may send many, and each holds an answer in memory
+ * until it is written. Past {@link Calls.waiting} waiting, a call is refused at once.
+ */
+class Calls {
+  static readonly atOnce = 8
+  static readonly waiting = 64
+  readonly refusal = `too many calls at once (${Calls.atOnce} running, ${Calls.waiting} waiting): wait for answers before sending more`
+  #running = 0
+  #queue: Array<() => void> = []
+
+  async run<T>(work: () => Promise<T>): Promise<T | null> {
+    if (this.#running >= Calls.atOnce) {
+      if (this.#queue.length >= Calls.waiting) return null
+      await new Promise<void>((resolve) => this.#queue.push(resolve))
+    } else this.#running++
+    try {
+      return await work()
+    } finally {
+      const next = this.#queue.shift()
+      if (next) next()
+      else this.#running--
+    }
+  }
+}
+
+/**
+ * Stdio as the MCP server reads and writes it: each message line at most
+ * {@link MAX_LINE_BYTES} (a longer one is refused with a JSON-RPC error, the session goes on),
+ * and the process ends when the client closes stdin or stops reading stdout.
+ */
+function stdioTransport(): Transport {
+  const stdin = lineGuard(process.stdin, (bytes) => {
+    console.error(
+      `shop-sandbox mcp: a message of ${bytes} bytes and more refused (at most ${MAX_LINE_BYTES})`,
+    )
+    refuseLine(process.stdout, bytes)
+  })
+  process.stdin.once('end', () => process.exit(0))
+  process.stdout.on('error', (error: NodeJS.ErrnoException) => {
+    if (error.code !== 'EPIPE')
+      console.error(`shop-sandbox mcp: cannot write to stdout: ${error.message}`)
+    process.exit(error.code === 'EPIPE' ? 0 : 1)
+  })
+  return new StdioServerTransport(stdin, process.stdout, { maxBufferSize: 2 * MAX_LINE_BYTES })
 }

@@ -1,5 +1,7 @@
+import { getHeapStatistics } from 'node:v8'
 import { trimSlashes } from '../contract/params.js'
 import type { Sandbox } from '../sandbox/create-sandbox.js'
+import { ToolError } from './errors.js'
 
 /** An answer as the MCP tools hand it on: the exact status and headers, the body's text. */
 export interface Answer {
@@ -27,49 +29,104 @@ export interface Target {
   readonly where: string
 }
 
-const asAnswer = async (response: Response): Promise<Answer> => ({
-  status: response.status,
-  headers: Object.fromEntries(response.headers),
-  text: await response.text(),
-})
+/**
+ * The most of an answer's body a tool reads (a sandbox's whole data set as one document is
+ * the largest answer it asks for): a sixteenth of the heap limit, at least 32 MB. A server that
+ * sends more gets an error result, not a process out of memory.
+ */
+export const MAX_ANSWER_BYTES = Math.max(
+  32 * 2 ** 20,
+  Math.floor(getHeapStatistics().heap_size_limit / 16),
+)
+
+/** How long a request may take: longer than the longest delay a sandbox can be told (60 s). */
+const TIMEOUT_MS = 90_000
+
+/** An answer read up to {@link MAX_ANSWER_BYTES}, or a {@link ToolError} saying it is bigger. */
+async function asAnswer(response: Response, limit = MAX_ANSWER_BYTES): Promise<Answer> {
+  const declared = Number(response.headers.get('content-length') ?? 0)
+  if (declared > limit) {
+    await response.body?.cancel()
+    throw tooBig(declared, limit)
+  }
+  const chunks: Uint8Array[] = []
+  let size = 0
+  if (response.body)
+    for await (const chunk of response.body as unknown as AsyncIterable<Uint8Array>) {
+      size += chunk.byteLength
+      if (size > limit) {
+        await response.body.cancel().catch(() => {})
+        throw tooBig(size, limit)
+      }
+      chunks.push(chunk)
+    }
+  const bytes = new Uint8Array(size)
+  let at = 0
+  for (const chunk of chunks) {
+    bytes.set(chunk, at)
+    at += chunk.byteLength
+  }
+  return {
+    status: response.status,
+    headers: Object.fromEntries(response.headers),
+    text: new TextDecoder().decode(bytes),
+  }
+}
+
+const tooBig = (bytes: number, limit: number) =>
+  new ToolError(
+    `the answer is larger than ${Math.round(limit / 2 ** 20)} MB (${bytes} bytes and more): ask for less (one resource, a page, fields)`,
+  )
 
 /** A sandbox in this process: answered by its pipeline, no network. */
 export function inProcess(sandbox: Sandbox): Target {
   return {
     basePath: sandbox.options.basePath,
     where: 'a sandbox in the MCP server’s own process',
-    send: async (method, path, headers, body) =>
-      asAnswer(
-        await sandbox.fetch(path, { method, headers, ...(body === undefined ? {} : { body }) }),
-      ),
+    async send(method, path, headers, body) {
+      const response = await sandbox.fetch(`http://sandbox.local${path}`, {
+        method,
+        headers,
+        ...(body === undefined ? {} : { body }),
+      })
+      // A dropped request (a drop override, dropRate) has no answer: status 0.
+      return asAnswer(response)
+    },
   }
 }
 
 /** A running sandbox server (`shop-sandbox mcp --url http://127.0.0.1:4010`). */
-export function remote(url: string, timeoutMs = 30_000): Target {
+export function remote(url: string, timeoutMs = TIMEOUT_MS): Target {
   const parsed = new URL(url)
   const basePath = trimSlashes(parsed.pathname)
   return {
     basePath,
     where: `the sandbox server at ${parsed.origin}${basePath}`,
     async send(method, path, headers, body) {
+      let response: Response
       try {
-        return await asAnswer(
-          await fetch(`${parsed.origin}${path}`, {
-            method,
-            headers,
-            redirect: 'manual',
-            signal: AbortSignal.timeout(timeoutMs),
-            ...(body === undefined ? {} : { body }),
-          }),
-        )
+        response = await fetch(`${parsed.origin}${path}`, {
+          method,
+          headers,
+          redirect: 'manual',
+          signal: AbortSignal.timeout(timeoutMs),
+          ...(body === undefined ? {} : { body }),
+        })
       } catch (error) {
-        const cause = (error as { cause?: { code?: string } }).cause
-        throw new Error(
-          `cannot reach the sandbox server at ${parsed.origin}: ${cause?.code ?? (error as Error).message}`,
-          { cause: error },
-        )
+        throw new ToolError(unreachable(parsed.origin, error, timeoutMs), { cause: error })
       }
+      return asAnswer(response)
     },
   }
+}
+
+/** Why a request to a running server got no answer, in words. */
+function unreachable(origin: string, error: unknown, timeoutMs: number): string {
+  const cause = (error as { cause?: { code?: string; errors?: Array<{ code?: string }> } }).cause
+  const code = cause?.code ?? cause?.errors?.[0]?.code
+  if ((error as Error).name === 'TimeoutError')
+    return `the sandbox server at ${origin} did not answer within ${timeoutMs / 1000} s`
+  if (code === 'ECONNRESET' || code === 'UND_ERR_SOCKET')
+    return `the sandbox server at ${origin} dropped the connection (a drop override or dropRate does this on purpose)`
+  return `cannot reach the sandbox server at ${origin}: ${code ?? (error as Error).message}`
 }

@@ -7,6 +7,7 @@ import { sandboxIdSchema } from '../http/steps/sandbox.js'
 import { overrideInputSchema, overrideMethods } from '../state/overrides/index.js'
 import { runtimeConfigPatchSchema } from '../state/runtime-config.js'
 import { describeApi } from './describe.js'
+import { ToolError } from './errors.js'
 import type { Answer, Target } from './target.js'
 
 /**
@@ -33,8 +34,7 @@ export interface Tool {
   run(args: Record<string, unknown>, target: Target): Promise<ToolResult>
 }
 
-/** A refusal to tell the agent (an error result naming what is wrong). */
-export class ToolError extends Error {}
+export { ToolError }
 
 /** Characters of text a result carries at most (an agent's context is finite). */
 export const MAX_TEXT = 100_000
@@ -95,27 +95,78 @@ async function control(
     body === undefined ? undefined : JSON.stringify(body),
   )
   if (answer.status === 204) return null
-  const envelope = bodyOf(answer) as { code?: number; message?: string; data?: unknown } | string
-  if (answer.status >= 400 || typeof envelope !== 'object' || envelope === null)
+  const envelope = bodyOf(answer)
+  if (!isEnvelope(envelope))
     throw new ToolError(
-      typeof envelope === 'object' && envelope !== null
-        ? `${answer.status === 404 && field ? `${field}: ` : ''}${envelope.message} (${answer.status} / ${envelope.code})`
-        : `${answer.status}: ${String(envelope).slice(0, 300)}`,
+      `${target.where} is not a shop-sandbox server, or not with its control API on (${method} /__sandbox${path.split('?')[0]} answered ${answer.status}: ${answer.text.slice(0, 200)})`,
+    )
+  if (answer.status >= 400)
+    throw new ToolError(
+      `${answer.status === 404 && field ? `${field}: ` : ''}${envelope.message} (${answer.status} / ${envelope.code})`,
     )
   return envelope.data
 }
 
+/** The contract's envelope: `{ code, message, data }`. */
+function isEnvelope(value: unknown): value is { code: number; message: string; data: unknown } {
+  return (
+    typeof value === 'object' &&
+    value !== null &&
+    typeof (value as { code?: unknown }).code === 'number' &&
+    typeof (value as { message?: unknown }).message === 'string' &&
+    'data' in value
+  )
+}
+
+/** A control answer's data as an object, or a {@link ToolError} saying what came instead. */
+async function controlObject(
+  target: Target,
+  method: string,
+  path: string,
+  args: Record<string, unknown>,
+  body?: unknown,
+  field?: string,
+): Promise<Record<string, unknown>> {
+  const data = await control(target, method, path, args, body, field)
+  if (typeof data !== 'object' || data === null || Array.isArray(data))
+    throw new ToolError(
+      `${target.where} answered ${method} /__sandbox${path.split('?')[0]} with no object: is it a shop-sandbox server?`,
+    )
+  return data as Record<string, unknown>
+}
+
 const json = (value: unknown) => clipped(JSON.stringify(value, null, 2))
 
-/** The fixed tokens by role, from `GET /__sandbox` (the API's accounts as they are now). */
+/**
+ * The API's fixed token for a role, from `GET /__sandbox`: the one whose account has that role
+ * in the scenario's data (`sandbox-admin-token`, `sandbox-member-token`), whatever the account
+ * has become since (a demoted admin's token is still the one `as: 'admin'` sends).
+ */
 async function tokenFor(target: Target, as: string, args: Record<string, unknown>) {
-  const info = (await control(target, 'GET', '', args)) as {
-    api: { tokens: Array<{ token: string; admin: boolean }> }
+  const info = (await controlObject(target, 'GET', '', args)) as {
+    api?: { tokens?: Array<{ token: string; role?: string }> }
   }
-  const token = info.api.tokens.find((one) => one.admin === (as === 'admin'))?.token
+  const token = info.api?.tokens?.find((one) => one.role === as)?.token
   if (!token) throw new ToolError(`as: this API has no fixed ${as} token; give a token instead`)
   return token
 }
+
+/** A `.` or `..` segment, written out or percent-encoded: the URL parser would resolve it away. */
+const DOT_SEGMENT = /(?:^|\/)(?:\.|%2e)(?:\.|%2e)?(?:\/|$)/i
+
+/** Headers the HTTP client sets itself (framing, the connection): not a caller's to send. */
+const CLIENT_HEADERS = new Set([
+  'connection',
+  'content-length',
+  'expect',
+  'host',
+  'keep-alive',
+  'proxy-connection',
+  'te',
+  'trailer',
+  'transfer-encoding',
+  'upgrade',
+])
 
 const overrideIdRule = 'must be an override id (a whole number from 1) or "all"'
 
@@ -123,46 +174,67 @@ const queryValue = z.union([z.string(), z.number(), z.boolean(), z.array(z.strin
 
 /** What call_api takes: a request to the API, as a client would send it. */
 const callInput = () =>
-  z.strictObject({
-    method: z
-      .string()
-      .transform((method) => method.toUpperCase())
-      .pipe(z.enum(overrideMethods, { error: `must be one of ${overrideMethods.join(', ')}` }))
-      .describe('GET, POST, PUT, PATCH, DELETE, HEAD or OPTIONS.'),
-    path: z
-      .string()
-      .max(2000)
-      .regex(/^\/[^?#\s]*$/, 'must be a path starting with / (like /users/2), without a query')
-      .describe('Relative to the base path, e.g. /users/2/orders.'),
-    query: z
-      .record(z.string().max(200), queryValue)
-      .optional()
-      .describe('Query parameters; a list is sent comma-separated (fields: ["id", "name"]).'),
-    body: z
-      .unknown()
-      .optional()
-      .describe('A JSON body (sent with Content-Type: application/json).'),
-    as: z
-      .enum(['admin', 'member', 'anonymous'])
-      .optional()
-      .describe("Who calls: the API's fixed admin or member token, or no token (default admin)."),
-    token: z
-      .string()
-      .max(4096)
-      .optional()
-      .describe('A bearer token instead (from POST /sessions).'),
-    headers: z
-      .record(z.string(), z.string())
-      .superRefine((headers, context) => {
-        for (const [name, value] of Object.entries(headers)) {
-          const problem = headerNameProblem(name) ?? headerValueProblem(value)
-          if (problem) context.addIssue({ code: 'custom', path: [name], message: problem })
-        }
-      })
-      .optional()
-      .describe('More request headers (Prefer, X-Sandbox-Delay, X-Request-Id…).'),
-    sandbox: sandboxField(),
-  })
+  z
+    .strictObject({
+      method: z
+        .string()
+        .transform((method) => method.toUpperCase())
+        .pipe(z.enum(overrideMethods, { error: `must be one of ${overrideMethods.join(', ')}` }))
+        .describe('GET, POST, PUT, PATCH, DELETE, HEAD or OPTIONS.'),
+      path: z
+        .string()
+        .max(2000)
+        .regex(/^\/[^?#\s]*$/, 'must be a path starting with / (like /users/2), without a query')
+        .refine((path) => !path.startsWith('//'), 'must not start with //')
+        .refine((path) => !DOT_SEGMENT.test(path), 'must not hold a . or .. segment (nor %2e)')
+        .refine(
+          (path) => !/^\/__sandbox(?:\/|$)/.test(path),
+          'is the control API: the other tools act on it (get_data, add_override, read_journal…)',
+        )
+        .describe('Relative to the base path, e.g. /users/2/orders.'),
+      query: z
+        .record(z.string().max(200), queryValue)
+        .optional()
+        .describe('Query parameters; a list is sent comma-separated (fields: ["id", "name"]).'),
+      body: z
+        .unknown()
+        .optional()
+        .describe('A JSON body (sent with Content-Type: application/json).'),
+      as: z
+        .enum(['admin', 'member', 'anonymous'])
+        .optional()
+        .describe("Who calls: the API's fixed admin or member token, or no token (default admin)."),
+      token: z
+        .string()
+        .max(4096)
+        .regex(/^[\x21-\x7e]+$/, 'must be a token: visible ASCII characters, no spaces')
+        .optional()
+        .describe('A bearer token instead (from POST /sessions).'),
+      headers: z
+        .record(z.string(), z.string())
+        .superRefine((headers, context) => {
+          for (const [name, value] of Object.entries(headers)) {
+            const problem =
+              headerNameProblem(name) ??
+              headerValueProblem(value) ??
+              (CLIENT_HEADERS.has(name.toLowerCase())
+                ? 'is set by the HTTP client itself, not by a caller'
+                : undefined)
+            if (problem) context.addIssue({ code: 'custom', path: [name], message: problem })
+          }
+        })
+        .optional()
+        .describe('More request headers (Prefer, X-Sandbox-Delay, X-Request-Id…).'),
+      sandbox: sandboxField(),
+    })
+    .superRefine((call, context) => {
+      if (call.body !== undefined && (call.method === 'GET' || call.method === 'HEAD'))
+        context.addIssue({
+          code: 'custom',
+          path: ['body'],
+          message: `a ${call.method} request has no body`,
+        })
+    })
 
 export const tools: readonly Tool[] = [
   {
@@ -172,7 +244,7 @@ export const tools: readonly Tool[] = [
     input: withSandbox({}),
     async run(args, target) {
       const described = await describeApi(target, (method, path) =>
-        control(target, method, path, args),
+        controlObject(target, method, path, args),
       )
       return { structured: described.structured, text: clipped(described.markdown) }
     },
@@ -197,6 +269,10 @@ export const tools: readonly Tool[] = [
         search.append(name, Array.isArray(value) ? value.join(',') : String(value))
       const bearer = token ?? (as === 'anonymous' ? null : await tokenFor(target, as, args))
       const sent = `${target.basePath}${path}${search.size > 0 ? `?${search}` : ''}`
+      // The caller's headers win, whatever their case (an Authorization of its own, say).
+      const given = Object.fromEntries(
+        Object.entries(headers ?? {}).map(([name, value]) => [name.toLowerCase(), value]),
+      )
       const answer = await target.send(
         method,
         sent,
@@ -204,13 +280,14 @@ export const tools: readonly Tool[] = [
           ...(body === undefined ? {} : { 'content-type': 'application/json' }),
           ...(bearer ? { authorization: `Bearer ${bearer}` } : {}),
           ...sandboxHeaders(args),
-          ...headers,
+          ...given,
         },
         body === undefined ? undefined : JSON.stringify(body),
       )
+      const shown = sent.length > 300 ? `${sent.slice(0, 300)}…` : sent
       return {
         structured: { status: answer.status, headers: answer.headers, body: bodyOf(answer) },
-        text: clipped(`${method} ${sent} → ${answer.status}\n${answer.text}`),
+        text: clipped(`${answer.status} for ${method} ${shown}\n${answer.text}`),
       }
     },
   },
@@ -222,7 +299,10 @@ export const tools: readonly Tool[] = [
       resource: z.string().max(100).optional().describe('One resource, e.g. orders.'),
     }),
     async run(args, target) {
-      const document = (await control(target, 'GET', '/db', args)) as Record<string, unknown[]>
+      const document = (await controlObject(target, 'GET', '/db', args)) as Record<
+        string,
+        unknown[]
+      >
       const names = Object.keys(document).filter((name) => name !== 'nextIds')
       if (typeof args.resource === 'string' && !names.includes(args.resource))
         throw new ToolError(
@@ -255,8 +335,8 @@ export const tools: readonly Tool[] = [
     input: withSandbox({}),
     async run(args, target) {
       const [list, current] = await Promise.all([
-        control(target, 'GET', '/scenarios?pageSize=100', args),
-        control(target, 'GET', '/scenario', args),
+        controlObject(target, 'GET', '/scenarios?pageSize=100', args),
+        controlObject(target, 'GET', '/scenario', args),
       ])
       const scenarios = (list as { list: Array<{ name: string; description: string }> }).list
       const name = (current as { scenario: { name: string } }).scenario.name
@@ -274,7 +354,14 @@ export const tools: readonly Tool[] = [
       "Puts the sandbox in a named scenario: its data, overrides and settings replace the sandbox's (sessions end; the journal stays).",
     input: () => withSandbox(scenarioChoiceSchema().shape)(),
     async run(args, target) {
-      const data = await control(target, 'PUT', '/scenario', args, { name: args.name }, 'name')
+      const data = await controlObject(
+        target,
+        'PUT',
+        '/scenario',
+        args,
+        { name: args.name },
+        'name',
+      )
       return { structured: data as Record<string, unknown>, text: json(data) }
     },
   },
@@ -285,7 +372,7 @@ export const tools: readonly Tool[] = [
     input: () => withSandbox(overrideInputSchema().shape)(),
     async run(args, target) {
       const { sandbox: _, ...override } = args
-      const stored = await control(target, 'POST', '/overrides', args, override)
+      const stored = await controlObject(target, 'POST', '/overrides', args, override)
       return { structured: stored as Record<string, unknown>, text: json(stored) }
     },
   },
@@ -294,7 +381,7 @@ export const tools: readonly Tool[] = [
     description: 'The overrides, oldest first, with remaining (counted ones) and next (sequences).',
     input: withSandbox({}),
     async run(args, target) {
-      const page = (await control(target, 'GET', '/overrides?pageSize=100', args)) as {
+      const page = (await controlObject(target, 'GET', '/overrides?pageSize=100', args)) as {
         list: unknown[]
         total: number
       }
@@ -347,7 +434,7 @@ export const tools: readonly Tool[] = [
       const search = new URLSearchParams()
       for (const name of Object.keys(journalQuery()))
         if (args[name] !== undefined) search.set(name, String(args[name]))
-      const page = await control(target, 'GET', `/requests?${search}`, args)
+      const page = await controlObject(target, 'GET', `/requests?${search}`, args)
       return { structured: page as Record<string, unknown>, text: json(page) }
     },
   },
@@ -356,7 +443,7 @@ export const tools: readonly Tool[] = [
     description: 'The runtime settings: delay, errorRate, dropRate, strict, auth.',
     input: withSandbox({}),
     async run(args, target) {
-      const config = await control(target, 'GET', '/config', args)
+      const config = await controlObject(target, 'GET', '/config', args)
       return { structured: config as Record<string, unknown>, text: json(config) }
     },
   },
@@ -367,7 +454,7 @@ export const tools: readonly Tool[] = [
     input: () => withSandbox(runtimeConfigPatchSchema().shape)(),
     async run(args, target) {
       const { sandbox: _, ...changes } = args
-      const config = await control(target, 'PATCH', '/config', args, changes)
+      const config = await controlObject(target, 'PATCH', '/config', args, changes)
       return { structured: config as Record<string, unknown>, text: json(config) }
     },
   },
@@ -399,24 +486,66 @@ export function inputJsonSchema(tool: Tool): Record<string, unknown> {
   return schema
 }
 
+/** How deep an input may nest (objects and arrays): more is refused before it is read. */
+const MAX_DEPTH = 64
+
+/** Characters of structured content a result carries at most (beside its text). */
+export const MAX_STRUCTURED = 2 * MAX_TEXT
+
+/** Whether `value` nests deeper than `limit` (iteratively: no recursion to overflow). */
+function deeperThan(value: unknown, limit: number): boolean {
+  const stack: Array<[unknown, number]> = [[value, 0]]
+  while (stack.length > 0) {
+    const [item, depth] = stack.pop()!
+    if (typeof item !== 'object' || item === null) continue
+    if (depth >= limit) return true
+    for (const child of Object.values(item)) stack.push([child, depth + 1])
+  }
+  return false
+}
+
+/**
+ * A result whose structured content fits {@link MAX_STRUCTURED}; past it, the fields that are
+ * large are left out (a call's status and headers stay) and `cut` says so: the text has the
+ * start of it.
+ */
+function bounded(result: ToolResult): ToolResult {
+  const size = JSON.stringify(result.structured).length
+  if (size <= MAX_STRUCTURED) return result
+  const kept = Object.fromEntries(
+    Object.entries(result.structured).filter(
+      ([, value]) => (JSON.stringify(value) ?? '').length <= 2000,
+    ),
+  )
+  return {
+    ...result,
+    structured: {
+      ...kept,
+      cut: `${size} characters of structured content, more than ${MAX_STRUCTURED}: its larger fields are left out; the text has the start`,
+    },
+  }
+}
+
 /** Runs a tool: its input checked first (an error result naming each bad field), then the call. */
 export async function callTool(tool: Tool, args: unknown, target: Target): Promise<ToolResult> {
-  const parsed = safeParseReporting(tool.input(), args ?? {})
-  if (!parsed.success) {
-    const problems = distinctIssues(parsed.error.issues).flatMap((issue) =>
-      describeIssues(issue, 'input'),
-    )
-    return {
-      structured: { error: 'invalid input', problems },
-      text: `Invalid input: ${problems.join('; ')}`,
-      isError: true,
-    }
-  }
   try {
-    return await tool.run(parsed.data as Record<string, unknown>, target)
+    if (deeperThan(args, MAX_DEPTH))
+      return refused([`input: nests deeper than ${MAX_DEPTH} levels`])
+    const parsed = safeParseReporting(tool.input(), args ?? {})
+    if (!parsed.success)
+      return refused(
+        distinctIssues(parsed.error.issues).flatMap((issue) => describeIssues(issue, 'input')),
+      )
+    return bounded(await tool.run(parsed.data as Record<string, unknown>, target))
   } catch (error) {
     const message =
       error instanceof ToolError ? error.message : String((error as Error).message ?? error)
     return { structured: { error: message }, text: message, isError: true }
   }
 }
+
+const refused = (problems: string[]): ToolResult => ({
+  structured: { error: 'invalid input', problems },
+  text: `Invalid input: ${problems.join('; ')}`,
+  isError: true,
+})

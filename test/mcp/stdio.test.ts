@@ -1,4 +1,7 @@
-import { execFile } from 'node:child_process'
+import { execFile, spawn } from 'node:child_process'
+import { once } from 'node:events'
+import { createServer } from 'node:http'
+import type { AddressInfo } from 'node:net'
 import { mkdtemp, writeFile } from 'node:fs/promises'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
@@ -6,7 +9,9 @@ import { fileURLToPath } from 'node:url'
 import { promisify } from 'node:util'
 import { Client } from '@modelcontextprotocol/sdk/client/index.js'
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js'
+import { LATEST_PROTOCOL_VERSION } from '@modelcontextprotocol/sdk/types.js'
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest'
+import { MAX_LINE_BYTES } from '../../mcp/stdio.js'
 import { tools } from '../../mcp/tools.js'
 import type { SandboxServer } from '../../node/index.js'
 import { createSandboxServer } from '../../node/index.js'
@@ -84,9 +89,10 @@ export default [defineResource({ name: 'tags', singular: 'tag', schema: z.object
     )
     await writeFile(
       join(dir, 'scenarios.mjs'),
-      `export default [{ name: 'quiet', description: 'No one ordered yet', data: { counts: { orders: 0 } } }]`,
+      `console.log('scenarios loaded')
+export default [{ name: 'quiet', description: 'No one ordered yet', data: { counts: { orders: 0 } } }]`,
     )
-    const { call } = await agent(
+    const { call, stderr } = await agent(
       '--resources',
       join(dir, 'tags.mjs'),
       '--scenarios',
@@ -105,6 +111,8 @@ export default [defineResource({ name: 'tags', singular: 'tag', schema: z.object
     expect(tags.structured.body.data?.total, tags.text).toBe(2)
     const orders = await call('call_api', { method: 'GET', path: '/orders' })
     expect(orders.structured.body.data.total).toBe(0)
+    // What the user's module logs goes to stderr: stdout is the protocol's.
+    expect(stderr()).toContain('scenarios loaded')
   })
 
   it('refuses a bad command line in one line naming the flag', async () => {
@@ -122,12 +130,81 @@ export default [defineResource({ name: 'tags', singular: 'tag', schema: z.object
     expect(url.stderr.trim()).toBe(
       "shop-sandbox mcp: --url must be the URL of a running sandbox, like http://127.0.0.1:4010, got 'ftp://example.com'",
     )
+    const cases: Array<[string[], string]> = [
+      [
+        ['--url', 'http://127.0.0.1:4010', '--seed', '3'],
+        "--seed is for the MCP server's own sandbox; with --url the running server's options apply",
+      ],
+      [
+        ['--url', 'http://127.0.0.1:4010', '--url', 'http://127.0.0.1:4011'],
+        '--url is given more than once',
+      ],
+      [
+        ['--url', 'http://me:secret@127.0.0.1:4010'],
+        "--url must be the server's address and base path only: no credentials, query or fragment",
+      ],
+    ]
+    for (const [args, message] of cases) {
+      const problem = await refused(...args)
+      expect(problem.code, args.join(' ')).toBe(2)
+      expect(problem.stdout).toBe('')
+      expect(problem.stderr).toContain(`shop-sandbox mcp: ${message}`)
+    }
     const scenario = await refused('--scenario', 'out-of-stok')
     expect(scenario.code).toBe(1)
     expect(scenario.stdout).toBe('')
     expect(scenario.stderr).toMatch(
       /^shop-sandbox mcp: Invalid sandbox options: scenario: no scenario named 'out-of-stok'; known \(closest first\): out-of-stock,/,
     )
+  })
+})
+
+describe('shop-sandbox mcp over stdio, as a raw client sends', () => {
+  it('refuses a message past its limit with a JSON-RPC error, and goes on serving', async () => {
+    const child = spawn(process.execPath, [bin, 'mcp'], { stdio: ['pipe', 'pipe', 'pipe'] })
+    const answers: Array<{ id: number | null; result?: { tools: unknown[] }; error?: unknown }> = []
+    let buffer = ''
+    child.stdout.setEncoding('utf8').on('data', (chunk: string) => {
+      buffer += chunk
+      for (let end = buffer.indexOf('\n'); end !== -1; end = buffer.indexOf('\n')) {
+        answers.push(JSON.parse(buffer.slice(0, end)))
+        buffer = buffer.slice(end + 1)
+      }
+    })
+    const send = (message: object) => child.stdin.write(`${JSON.stringify(message)}\n`)
+    send({
+      jsonrpc: '2.0',
+      id: 1,
+      method: 'initialize',
+      params: {
+        protocolVersion: LATEST_PROTOCOL_VERSION,
+        capabilities: {},
+        clientInfo: { name: 'raw', version: '1' },
+      },
+    })
+    send({ jsonrpc: '2.0', method: 'notifications/initialized' })
+    const body = 'x'.repeat(MAX_LINE_BYTES + 1)
+    send({
+      jsonrpc: '2.0',
+      id: 2,
+      method: 'tools/call',
+      params: { name: 'call_api', arguments: { method: 'POST', path: '/users', body } },
+    })
+    send({ jsonrpc: '2.0', id: 3, method: 'tools/list' })
+    while (!answers.some((answer) => answer.id === 3)) await once(child.stdout, 'data')
+    expect(answers.find((answer) => answer.id === null)).toEqual({
+      jsonrpc: '2.0',
+      id: null,
+      error: {
+        code: -32600,
+        message: expect.stringContaining(`at most ${MAX_LINE_BYTES} bytes per message`),
+      },
+    })
+    expect(answers.some((answer) => answer.id === 2)).toBe(false)
+    expect(answers.find((answer) => answer.id === 3)!.result!.tools).toHaveLength(12)
+    child.stdin.end()
+    const [code] = await once(child, 'exit')
+    expect(code).toBe(0)
   })
 })
 
@@ -204,5 +281,21 @@ describe('shop-sandbox mcp --url, acting on a running server', () => {
       /^cannot reach the sandbox server at http:\/\/127\.0\.0\.1:\d+: ECONNREFUSED/,
     )
     expect((await call('call_api', { method: 'GET', path: '/users' })).isError).toBe(true)
+  })
+
+  it('says when the URL is not a shop-sandbox server', async () => {
+    const other = createServer((_request, response) => response.end('hello'))
+    await new Promise<void>((resolve) => other.listen(0, '127.0.0.1', resolve))
+    const url = `http://127.0.0.1:${(other.address() as AddressInfo).port}`
+    try {
+      const { call } = await agent('--url', url)
+      const result = await call('get_settings')
+      expect(result.isError).toBe(true)
+      expect(result.text).toBe(
+        `the sandbox server at ${url} is not a shop-sandbox server, or not with its control API on (GET /__sandbox/config answered 200: hello)`,
+      )
+    } finally {
+      other.close()
+    }
   })
 })

@@ -4,7 +4,7 @@ import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest'
 import { createSandbox } from '../../index.js'
 import { inProcess } from '../../mcp/target.js'
 import { serveMcp } from '../../mcp/server.js'
-import { MAX_TEXT } from '../../mcp/tools.js'
+import { MAX_STRUCTURED, MAX_TEXT } from '../../mcp/tools.js'
 import { callTool, contractTools } from './client.js'
 
 /**
@@ -84,7 +84,7 @@ describe('shop-sandbox mcp, in process', () => {
     expect(admin.structured.status).toBe(200)
     expect(admin.structured.headers['content-type']).toContain('application/json')
     expect(admin.structured.body).toMatchObject({ code: 0, message: 'success', data: { id: 3 } })
-    expect(admin.text).toMatch(/^GET \/users\/3 → 200\n\{"code":0/)
+    expect(admin.text).toMatch(/^200 for GET \/users\/3\n\{"code":0/)
 
     const member = await call('call_api', { method: 'GET', path: '/users/3', as: 'member' })
     expect(member.isError).toBe(false) // a 4xx is an answer, not a failed call
@@ -296,6 +296,16 @@ describe('shop-sandbox mcp, in process', () => {
         { method: 'GET', path: '/users', headers: { 'bad name': 'x' } },
         'headers.bad name',
       ],
+      ['call_api', { method: 'GET', path: '/__sandbox/db' }, 'path: is the control API'],
+      ['call_api', { method: 'GET', path: '/users/%2E%2e/__sandbox' }, 'path: must not hold a .'],
+      ['call_api', { method: 'GET', path: '//evil.test/users' }, 'path: must not start with //'],
+      ['call_api', { method: 'GET', path: '/users', body: {} }, 'body: a GET request has no body'],
+      ['call_api', { method: 'GET', path: '/users', token: 'a b' }, 'token: must be a token'],
+      [
+        'call_api',
+        { method: 'GET', path: '/users', headers: { Host: 'evil.test' } },
+        'headers.Host: is set by the HTTP client itself',
+      ],
       ['add_override', { method: 'GET', path: '/x', response: { status: 999 } }, 'response.status'],
       ['add_override', { method: 'GET' }, 'path: is required'],
       ['set_settings', { errorRate: 2 }, 'errorRate: must be at most 1'],
@@ -315,6 +325,61 @@ describe('shop-sandbox mcp, in process', () => {
     expect(unknown.text).toContain('no tool named drop_database')
     // Still serving, and nothing changed.
     expect((await call('list_overrides')).structured.total).toBe(0)
+  })
+
+  it('sends the caller’s headers over its own, whatever their case', async () => {
+    const asMember = await call('call_api', {
+      method: 'GET',
+      path: '/users/3',
+      headers: { AUTHORIZATION: 'Bearer sandbox-member-token' },
+    })
+    expect(asMember.structured.status).toBe(403)
+  })
+
+  it('as picks the token of the role the scenario gave, whatever the account has become', async () => {
+    const demoted = await call('call_api', {
+      method: 'PATCH',
+      path: '/users/1',
+      body: { role: 'member' },
+    })
+    expect(demoted.structured.status).toBe(200)
+    // The admin token's account is a member now: as admin, the API answers as it would the app.
+    const admin = await call('call_api', { method: 'GET', path: '/users/3', as: 'admin' })
+    expect(admin.structured.status).toBe(403)
+    const member = await call('call_api', { method: 'GET', path: '/users/2', as: 'member' })
+    expect(member.structured.status).toBe(200)
+    const { structured } = await call('describe_api')
+    expect(structured.tokens).toEqual([
+      expect.objectContaining({ token: 'sandbox-admin-token', role: 'admin' }),
+      expect.objectContaining({ token: 'sandbox-member-token', role: 'member' }),
+    ])
+  })
+
+  it('refuses an input nested deeper than 64 levels before reading it', async () => {
+    let body: unknown = 'deep'
+    for (let level = 0; level < 5000; level++) body = [body]
+    const deep = await call('call_api', { method: 'POST', path: '/users', body })
+    expect(deep.isError).toBe(true)
+    expect(deep.text).toBe('Invalid input: input: nests deeper than 64 levels')
+    expect((await call('list_overrides')).isError).toBe(false)
+  })
+
+  it('keeps a result’s structured content bounded: a huge body is left out, the status stays', async () => {
+    const huge = 'x'.repeat(3 * MAX_TEXT)
+    await call('add_override', {
+      method: 'GET',
+      path: '/products/1',
+      response: { status: 200, data: { huge } },
+    })
+    const answer = await call('call_api', { method: 'GET', path: '/products/1' })
+    expect(answer.isError).toBe(false)
+    expect(answer.structured.status).toBe(200)
+    expect(answer.structured.headers['content-type']).toContain('application/json')
+    expect(answer.structured.body).toBeUndefined()
+    expect(answer.structured.cut).toMatch(/characters of structured content, more than \d+/)
+    expect(JSON.stringify(answer.structured).length).toBeLessThan(MAX_STRUCTURED)
+    expect(answer.text.length).toBeLessThan(MAX_TEXT + 200)
+    expect(answer.text).toMatch(/^200 for GET \/products\/1\n\{"code":0/)
   })
 
   it('keeps C3’s bounds: an oversized body is the API’s 413, a huge answer is cut', async () => {
