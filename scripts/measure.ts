@@ -2,7 +2,9 @@
  * Measures what docs/reference/javascript.md states about the package and rewrites its block between
  * `<!-- measured:start -->` and `<!-- measured:end -->`: the tarball (size, files), the install
  * footprint of `shop-sandbox` + `msw` in a fresh project (packages, MB), and the minified size
- * the sandbox adds to a browser bundle.
+ * the sandbox adds to a browser bundle. Then, printed only, the browser bench in short
+ * (bench/browser.ts: a few rounds in Chromium, when it is installed): `npm run bench` is the
+ * full one.
  *
  *   npm run measure      (after npm run build)
  */
@@ -12,6 +14,8 @@ import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'nod
 import { tmpdir } from 'node:os'
 import { join, resolve } from 'node:path'
 import { startupBytes } from '../bench/cold-start.js'
+import { browserBench, browserTables, chromiumFound, shortSettings } from '../bench/browser.js'
+import { table } from '../bench/harness.js'
 
 const repo = resolve(import.meta.dirname, '..')
 const work = mkdtempSync(join(tmpdir(), 'shop-sandbox-measure-'))
@@ -66,6 +70,13 @@ try {
   ].join('\n')
   await rewriteDocBlock(docPages.javascript, 'measured', block.split('\n'))
   console.log(block)
+  if (chromiumFound()) {
+    console.log('\nbrowser mode, in short (npm run bench runs the full one):')
+    const shown = browserTables(await browserBench(shortSettings, () => {}))
+    console.log(
+      `${table(shown.requestHeader, shown.requestRows)}\n${shown.startLine}\n${shown.heapLine}`,
+    )
+  }
 } finally {
   rmSync(work, { recursive: true, force: true })
 }
