@@ -496,7 +496,7 @@ export function browserTables(results: BrowserResults) {
       `${fixed(row.medianMs.sandbox)} | ${fixed(row.medianMs.msw)}`,
       `${fixed(row.p99Ms.sandbox)} | ${fixed(row.p99Ms.msw)}`,
     ]),
-    startLine: `page start (navigation to the first answered fetch, fresh context): ${Math.round(results.start.sandbox)} ms, msw alone ${Math.round(results.start.msw)} ms: ${ratioText(results.start)}`,
+    startLine: `page start (navigation to the first answered fetch, fresh context): medians ${Math.round(results.start.sandbox)} ms, msw alone ${Math.round(results.start.msw)} ms; the median of the ${results.startPairs} pairs' ratios ${ratioText(results.start)}`,
     heapLine: `JS heap after start and after ${results.heapRequests.toLocaleString('en-US')} more requests (the four kinds, 10 at a time; after a full collection): sandbox ${fixed(results.heap.sandbox[0], 1)} → ${fixed(results.heap.sandbox[1], 1)} MB, msw alone ${fixed(results.heap.msw[0], 1)} → ${fixed(results.heap.msw[1], 1)} MB`,
     infoHeader: [
       'page',
