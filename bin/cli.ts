@@ -114,8 +114,10 @@ export async function runCli(argv: string[]): Promise<void> {
     return
   }
   // `shop-sandbox mcp` speaks the protocol on stdout: what modules of the user's (`--api`,
-  // `--resources`, `--scenarios`) log goes to stderr, from before they are loaded.
-  if (argv[0] === 'mcp') keepStdoutForTheProtocol()
+  // `--resources`, `--scenarios`) log goes to stderr, from before they are loaded. The command
+  // may follow flags (`--seed 7 mcp`); a flag's value spelt `mcp` only sends `serve`'s lines to
+  // stderr.
+  if (argv.includes('mcp')) keepStdoutForTheProtocol()
   // `--api` and `--resources` are loaded before the flags are made, so their resources get a
   // count flag each.
   const loaded = await loadModules(argv)

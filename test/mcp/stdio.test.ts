@@ -30,11 +30,14 @@ afterEach(async () => {
   await Promise.all(clients.splice(0).map((client) => client.close()))
 })
 
-/** `shop-sandbox mcp <args>` started by the SDK's stdio transport, and a client connected to it. */
+/**
+ * `shop-sandbox mcp <args>` started by the SDK's stdio transport (or `<args>` as given when they
+ * name the command), and a client connected to it.
+ */
 async function agent(...args: string[]) {
   const transport = new StdioClientTransport({
     command: process.execPath,
-    args: [bin, 'mcp', ...args],
+    args: [bin, ...(args.includes('mcp') ? [] : ['mcp']), ...args],
     stderr: 'pipe',
   })
   let stderr = ''
@@ -92,9 +95,11 @@ export default [defineResource({ name: 'tags', singular: 'tag', schema: z.object
       `console.log('scenarios loaded')
 export default [{ name: 'quiet', description: 'No one ordered yet', data: { counts: { orders: 0 } } }]`,
     )
+    // The command after a flag, as yargs takes it too.
     const { call, stderr } = await agent(
       '--resources',
       join(dir, 'tags.mjs'),
+      'mcp',
       '--scenarios',
       join(dir, 'scenarios.mjs'),
       '--scenario',
