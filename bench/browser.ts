@@ -2,7 +2,7 @@ import { copyFileSync, existsSync, mkdirSync, mkdtempSync, rmSync, writeFileSync
 import { createServer } from 'node:net'
 import { join, resolve } from 'node:path'
 import type { Browser, BrowserContext, CDPSession, Page } from 'playwright-core'
-import { chromium } from 'playwright-core'
+import { chromiumPath, launchChromium } from '../test/support/chromium.js'
 import type { RequestKind } from './browser-page.js'
 import { indexHtml, mainJs, requests } from './browser-page.js'
 
@@ -17,7 +17,6 @@ import { indexHtml, mainJs, requests } from './browser-page.js'
  */
 
 const repo = resolve(import.meta.dirname, '..')
-const chromiumPath = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium'
 
 /** Whether the browser bench can run here (Debian's Chromium, or CHROMIUM_PATH). */
 export const chromiumFound = () => existsSync(chromiumPath)
@@ -281,21 +280,11 @@ export async function browserBench(
   log: (line: string) => void = console.log,
 ): Promise<BrowserResults> {
   const served = await servePage()
-  const browser = await chromium.launch({
-    executablePath: chromiumPath,
-    headless: true,
-    args: [
-      '--no-sandbox',
-      '--disable-gpu',
-      '--disable-background-networking',
-      '--disable-component-update',
-      '--disable-sync',
-      '--no-first-run',
-      // Pages in the background must not be throttled while the other is measured.
-      '--disable-background-timer-throttling',
-      '--disable-renderer-backgrounding',
-    ],
-  })
+  const browser = await launchChromium([
+    // Pages in the background must not be throttled while the other is measured.
+    '--disable-background-timer-throttling',
+    '--disable-renderer-backgrounding',
+  ])
   try {
     const sandbox = await open(browser, served.url, 'mode=sandbox')
     // The bytes the sandbox answers, for msw alone to answer the same.

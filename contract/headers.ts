@@ -9,14 +9,9 @@ const TOKEN = /^[!#$%&'*+.^_`|~0-9A-Za-z-]+$/
 /** A field value: tab, visible ASCII, space and obs-text (0x80-0xFF); never CR, LF or NUL. */
 const FIELD_VALUE = /^[\t\x20-\x7e\x80-\xff]*$/
 
-/**
- * Headers the server owns: framing and connection management (hop-by-hop). An answer that set
- * them could contradict the bytes actually sent (`Transfer-Encoding: chunked` beside a
- * `Content-Length`, a `Content-Encoding` the body does not have) and leave the client hanging.
- */
-export const SERVER_OWNED_HEADERS: ReadonlySet<string> = new Set([
+/** Framing and connection management (hop-by-hop): what the HTTP implementation sets itself. */
+export const FRAMING_HEADERS: readonly string[] = [
   'connection',
-  'content-encoding',
   'content-length',
   'keep-alive',
   'proxy-connection',
@@ -24,7 +19,16 @@ export const SERVER_OWNED_HEADERS: ReadonlySet<string> = new Set([
   'trailer',
   'transfer-encoding',
   'upgrade',
-])
+]
+
+/**
+ * Headers the server owns: framing, and the body's encoding. An answer that set them could
+ * contradict the bytes actually sent (`Transfer-Encoding: chunked` beside a `Content-Length`, a
+ * `Content-Encoding` the body does not have) and leave the client hanging.
+ */
+export const SERVER_OWNED_HEADERS: ReadonlySet<string> = new Set(
+  [...FRAMING_HEADERS, 'content-encoding'].sort(),
+)
 
 /** Why `name` cannot be a header name, or null when it can. */
 export function headerNameProblem(name: string): string | null {

@@ -1,5 +1,5 @@
 import * as z from 'zod'
-import { headerNameProblem, headerValueProblem } from '../contract/headers.js'
+import { FRAMING_HEADERS, headerNameProblem, headerValueProblem } from '../contract/headers.js'
 import { describeIssues, distinctIssues, safeParseReporting } from '../contract/issues.js'
 import { journalQuery } from '../http/control.js'
 import { scenarioChoiceSchema } from '../http/scenario-routes.js'
@@ -154,19 +154,8 @@ async function tokenFor(target: Target, as: string, args: Record<string, unknown
 /** A `.` or `..` segment, written out or percent-encoded: the URL parser would resolve it away. */
 const DOT_SEGMENT = /(?:^|\/)(?:\.|%2e)(?:\.|%2e)?(?:\/|$)/i
 
-/** Headers the HTTP client sets itself (framing, the connection): not a caller's to send. */
-const CLIENT_HEADERS = new Set([
-  'connection',
-  'content-length',
-  'expect',
-  'host',
-  'keep-alive',
-  'proxy-connection',
-  'te',
-  'trailer',
-  'transfer-encoding',
-  'upgrade',
-])
+/** Headers the HTTP client sets itself (framing, the connection, the host): not a caller's to send. */
+const CLIENT_HEADERS = new Set([...FRAMING_HEADERS, 'expect', 'host'])
 
 const overrideIdRule = 'must be an override id (a whole number from 1) or "all"'
 

@@ -3,7 +3,8 @@ import type { ApiRequest } from '../contract/exchange.js'
 import { concat } from '../contract/exchange.js'
 import { discardBody } from './respond.js'
 
-const LOCAL_ORIGIN = 'http://sandbox.local'
+const LOCAL_HOST = 'sandbox.local'
+const LOCAL_ORIGIN = `http://${LOCAL_HOST}`
 
 /**
  * An origin-form target the URL parser would give back unchanged: a path and a query of
@@ -65,10 +66,10 @@ class PlainUrl {
     return 'http:'
   }
   get host(): string {
-    return 'sandbox.local'
+    return LOCAL_HOST
   }
   get hostname(): string {
-    return 'sandbox.local'
+    return LOCAL_HOST
   }
   get port(): string {
     return ''

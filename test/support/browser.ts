@@ -1,11 +1,12 @@
 import { existsSync } from 'node:fs'
 import { mkdir } from 'node:fs/promises'
 import type { Browser, BrowserContext } from 'playwright-core'
-import { chromium } from 'playwright-core'
 import { afterAll, beforeAll } from 'vitest'
 import { startDemoServer } from '../../demo/server.js'
+import { chromiumPath, launchChromium } from './chromium.js'
 
-export const chromiumPath = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium'
+export { chromiumPath, launchChromium } from './chromium.js'
+
 export const artifacts = new URL('../artifacts/', import.meta.url)
 
 /**
@@ -19,23 +20,6 @@ export function browserAvailable(): boolean {
     throw new Error(`${help}; the browser suite is required here.`)
   console.warn(`\n⚠ browser suite SKIPPED. ${help}, then run npm test again.\n`)
   return false
-}
-
-/** Debian's Chromium, headless, with the flags this machine needs (no sandbox as root, no network chatter). */
-export function launchChromium(extraArgs: string[] = []): Promise<Browser> {
-  return chromium.launch({
-    executablePath: chromiumPath,
-    headless: true,
-    args: [
-      '--no-sandbox',
-      '--disable-gpu',
-      '--disable-background-networking',
-      '--disable-component-update',
-      '--disable-sync',
-      '--no-first-run',
-      ...extraArgs,
-    ],
-  })
 }
 
 /** Launches Chromium and serves the demo page for the current test file. */
