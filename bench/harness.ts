@@ -120,6 +120,16 @@ export function stop(child: ChildProcess): Promise<void> {
   })
 }
 
+/** The sandbox server's RSS once idle (bench/servers/sandbox.ts): MB, how long it took, whether V8 reduced memory. */
+export function idleRssOf(
+  child: ChildProcess,
+): Promise<{ idleRssMb: number; idleSeconds: number; reduced: boolean }> {
+  return new Promise((resolve) => {
+    child.once('message', (message) => resolve(message as never))
+    child.send('idle-rss')
+  })
+}
+
 /** CPU time (user + system, µs) a server child has used so far. */
 export function cpuOf(child: ChildProcess): Promise<number> {
   return new Promise((resolve) => {

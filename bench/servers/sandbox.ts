@@ -1,6 +1,7 @@
 import { mkdtempSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
+import { getHeapSpaceStatistics } from 'node:v8'
 import { createSandboxServer } from '../../node/index.js'
 import { countsFor } from '../scenarios.js'
 import { reportCpu } from './report-cpu.js'
@@ -37,6 +38,30 @@ console.log(
 )
 
 reportCpu()
+/**
+ * Memory once the server has sat idle: V8's memory reducer, some 10-25 s after the last
+ * allocation-heavy GC, releases the young generation seeding grew and compacts the old one. Its
+ * sign is the young generation shrinking; read 2 s later (it runs up to three GCs, 0.5 s apart),
+ * or at 60 s if it never came.
+ */
+process.on('message', (message) => {
+  if (message !== 'idle-rss') return
+  const young = () => getHeapSpaceStatistics().find((space) => space.space_name === 'new_space')!
+  const grown = young().space_size
+  const began = performance.now()
+  const poll = setInterval(() => {
+    const waited = performance.now() - began
+    if (young().space_size >= grown / 2 && waited < 60_000) return
+    clearInterval(poll)
+    setTimeout(() => {
+      process.send?.({
+        idleRssMb: process.memoryUsage().rss / 1e6,
+        idleSeconds: (performance.now() - began) / 1000,
+        reduced: waited < 60_000,
+      })
+    }, 2000)
+  }, 250)
+})
 /** Memory after a full GC (GC is exposed in the bench), so growth means memory still held. */
 process.on('message', (message) => {
   if (message !== 'rss') return

@@ -46,6 +46,39 @@ const tags = defineResource({
 /** `tags` with some fields replaced, past the types (as a JavaScript user would write it). */
 const broken = (changes: Record<string, unknown>) => ({ ...tags, ...changes }) as never
 
+describe('seeded records', () => {
+  it('are plain objects, id first, whatever id the seeder wrote', () => {
+    const seeded = broken({
+      seed: {
+        count: 2,
+        generate: ({ count }: { count: number }) =>
+          Array.from({ length: count }, (_, index) => ({
+            slug: `tag-${index}`,
+            id: 99,
+            label: `Tag ${index}`,
+            createdAt: at,
+            updatedAt: at,
+          })),
+      },
+    })
+    const sandbox = createSandbox({ resources: [seeded] }) as unknown as {
+      db: { tags: { all(): object[] } }
+    }
+    const [first, second] = sandbox.db.tags.all()
+    expect(Object.getPrototypeOf(first)).toBe(Object.prototype)
+    expect(first!.constructor).toBe(Object)
+    expect(Object.keys(first!)).toEqual(['id', 'slug', 'label', 'createdAt', 'updatedAt'])
+    expect(second).toStrictEqual({
+      id: 2,
+      slug: 'tag-1',
+      label: 'Tag 1',
+      createdAt: at,
+      updatedAt: at,
+    })
+    expect(Object.isFrozen(second)).toBe(true)
+  })
+})
+
 describe('definition-time checks: each misuse is a TypeError naming the resource and the field', () => {
   it.each([
     [

@@ -87,6 +87,20 @@ describe('Table', () => {
     table.load([], 20)
     expect(table.insert({ key: 'z', owner: 1 }).id).toBe(20)
   })
+
+  it('keeps a loaded group in step with the writes after it', () => {
+    const table = things()
+    table.load([
+      { id: 1, key: 'a', owner: 7 },
+      { id: 2, key: 'b', owner: 8 },
+      { id: 3, key: 'c', owner: 7 },
+    ])
+    expect(table.group('owner', 7)).toEqual([1, 3])
+    table.insert({ key: 'd', owner: 7 })
+    table.delete(1)
+    expect(table.group('owner', 7)).toEqual([3, 4])
+    expect(table.group('owner', 8)).toEqual([2])
+  })
 })
 
 describe('SortedIndex', () => {
