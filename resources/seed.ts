@@ -184,15 +184,18 @@ const SEED_CHECKED = 1000
 
 /**
  * The records a data set is made of, one constructor for all: V8 gives the objects `new` makes
- * room for their fields in the object itself (slack tracking, some eight fields), where
- * `{ id, ...values }` keeps two there and the rest in a second array, ~45 bytes more a record
- * (~13 MB of a 100,000-user data set). A plain object still: its prototype is `Object.prototype`.
+ * room for their fields in the object itself (slack tracking, up to some eight fields), where
+ * `{ id, ...values }` keeps two there and the rest in a second array: ~24 bytes and an object
+ * more per record (docs/decisions/2026-11-scale-and-writes.md, "Memory at 100,000 users"). A
+ * plain object still: its prototype is `Object.prototype`, and the constructor is named
+ * `Object`, so a debugger's preview (which names an object by the function that made it) shows
+ * a record as it shows any plain object.
  */
-function SeedRecord() {}
+const SeedRecord = { Object: function () {} }.Object as unknown as new () => Record<string, unknown>
 SeedRecord.prototype = Object.prototype
 
 function plainRecord(id: number, values: Record<string, unknown>): Row {
-  const record = new (SeedRecord as unknown as new () => Record<string, unknown>)()
+  const record = new SeedRecord()
   record.id = id
   for (const key of Object.keys(values)) record[key] = values[key]
   record.id = id

@@ -1,4 +1,5 @@
 import type { Faker } from '@faker-js/faker'
+import { Session } from 'node:inspector/promises'
 import { describe, expect, it } from 'vitest'
 import * as z from 'zod'
 import {
@@ -47,7 +48,7 @@ const tags = defineResource({
 const broken = (changes: Record<string, unknown>) => ({ ...tags, ...changes }) as never
 
 describe('seeded records', () => {
-  it('are plain objects, id first, whatever id the seeder wrote', () => {
+  it('are plain objects, id first, whatever id the seeder wrote', async () => {
     const seeded = broken({
       seed: {
         count: 2,
@@ -76,6 +77,14 @@ describe('seeded records', () => {
       updatedAt: at,
     })
     expect(Object.isFrozen(second)).toBe(true)
+    // What a debugger's preview calls it (V8 names an object by the function that made it).
+    const session = new Session()
+    session.connect()
+    ;(globalThis as { seededRecord?: object }).seededRecord = first
+    const { result } = await session.post('Runtime.evaluate', { expression: 'seededRecord' })
+    delete (globalThis as { seededRecord?: object }).seededRecord
+    session.disconnect()
+    expect(result.className).toBe('Object')
   })
 })
 
