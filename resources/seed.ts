@@ -191,7 +191,10 @@ const SEED_CHECKED = 1000
  * `Object`, so a debugger's preview (which names an object by the function that made it) shows
  * a record as it shows any plain object.
  */
-const SeedRecord = { Object: function () {} }.Object as unknown as new () => Record<string, unknown>
+// In an object of its own: esbuild folds `{ Object: function () {} }.Object` to a function the
+// variable then names.
+const constructors = { Object: function () {} }
+const SeedRecord = constructors.Object as unknown as new () => Record<string, unknown>
 SeedRecord.prototype = Object.prototype
 
 function plainRecord(id: number, values: Record<string, unknown>): Row {

@@ -1,5 +1,6 @@
 import type { Faker } from '@faker-js/faker'
 import { Session } from 'node:inspector/promises'
+import { fileURLToPath } from 'node:url'
 import { describe, expect, it } from 'vitest'
 import * as z from 'zod'
 import {
@@ -77,10 +78,18 @@ describe('seeded records', () => {
       updatedAt: at,
     })
     expect(Object.isFrozen(second)).toBe(true)
-    // What a debugger's preview calls it (V8 names an object by the function that made it).
+    // What a debugger's preview calls it (V8 names an object by the function that made it), in
+    // the built package as users get it (its minifier must not name the constructor).
+    const built = (await import(
+      fileURLToPath(new URL('../../dist/index.js', import.meta.url))
+    )) as {
+      createSandbox: (options: object) => { db: { tags: { all(): object[] } } }
+    }
     const session = new Session()
     session.connect()
-    ;(globalThis as { seededRecord?: object }).seededRecord = first
+    ;(globalThis as { seededRecord?: object }).seededRecord = built
+      .createSandbox({ resources: [seeded] })
+      .db.tags.all()[0]
     const { result } = await session.post('Runtime.evaluate', { expression: 'seededRecord' })
     delete (globalThis as { seededRecord?: object }).seededRecord
     session.disconnect()
