@@ -200,7 +200,17 @@ SeedRecord.prototype = Object.prototype
 function plainRecord(id: number, values: Record<string, unknown>): Row {
   const record = new SeedRecord()
   record.id = id
-  for (const key of Object.keys(values)) record[key] = values[key]
+  for (const key of Object.keys(values))
+    if (key === '__proto__')
+      // An own `__proto__` (JSON.parse makes one) stays a field, as a spread copies it, for the
+      // checks to refuse: assigned, it would set the record's prototype.
+      Object.defineProperty(record, key, {
+        value: values[key],
+        enumerable: true,
+        writable: true,
+        configurable: true,
+      })
+    else record[key] = values[key]
   record.id = id
   return record as Row
 }

@@ -97,6 +97,24 @@ describe('seeded records', () => {
   })
 })
 
+describe('a seeded record with an own __proto__ key', () => {
+  it('is refused as a field the schema lacks, its prototype untouched', () => {
+    const seeded = broken({
+      seed: {
+        count: 1,
+        generate: () => [
+          JSON.parse(
+            `{"slug":"tag-0","label":"Tag 0","createdAt":"${at}","updatedAt":"${at}","__proto__":{"admin":true}}`,
+          ),
+        ],
+      },
+    })
+    expect(() => createSandbox({ resources: [seeded] })).toThrow(
+      'tags.seed.generate: record 1: __proto__ is not a field of tags',
+    )
+  })
+})
+
 describe('definition-time checks: each misuse is a TypeError naming the resource and the field', () => {
   it.each([
     [
