@@ -42,8 +42,9 @@ reportCpu()
  * Memory once the server has sat idle: V8's memory reducer, some 10-25 s after the last
  * allocation-heavy GC, releases the young generation seeding grew and compacts the old one. Its
  * sign is the young generation shrinking; read 2 s later (it runs up to three GCs, 0.5 s apart),
- * or at 60 s if it never came.
+ * or at {@link IDLE_WAIT_MS} if it never came.
  */
+const IDLE_WAIT_MS = 60_000
 process.on('message', (message) => {
   if (message !== 'idle-rss') return
   const young = () => getHeapSpaceStatistics().find((space) => space.space_name === 'new_space')!
@@ -51,13 +52,13 @@ process.on('message', (message) => {
   const began = performance.now()
   const poll = setInterval(() => {
     const waited = performance.now() - began
-    if (young().space_size >= grown / 2 && waited < 60_000) return
+    if (young().space_size >= grown / 2 && waited < IDLE_WAIT_MS) return
     clearInterval(poll)
     setTimeout(() => {
       process.send?.({
         idleRssMb: process.memoryUsage().rss / 1e6,
         idleSeconds: (performance.now() - began) / 1000,
-        reduced: waited < 60_000,
+        reduced: waited < IDLE_WAIT_MS,
       })
     }, 2000)
   }, 250)
