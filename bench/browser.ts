@@ -27,7 +27,11 @@ export interface BrowserSettings {
   rounds: number
   /** Fetches per measurement, one at a time; ten at a time takes twice as many. */
   count: number
-  /** Pairs of fresh contexts for page start. */
+  /**
+   * Pairs of fresh contexts for page start. One start varies by 0.5-2× (the renderer, the service
+   * worker's registration and Vite's server share two cores): with 9 pairs the median ratio moved
+   * by ±10% between runs on unchanged code, with 21 by ±5% (2026-11-27, docs/performance.md).
+   */
   starts: number
   /** Requests before the second heap reading. */
   heapRequests: number
@@ -38,7 +42,7 @@ export interface BrowserSettings {
 export const fullSettings: BrowserSettings = {
   rounds: 7,
   count: 400,
-  starts: 9,
+  starts: 21,
   heapRequests: 10_000,
   info: true,
 }
