@@ -32,7 +32,15 @@ export const indexHtml = `<!doctype html>
 <body><div id="app"></div><script type="module" src="/main.js"></script></body></html>
 `
 
-export const mainJs = `const requests = ${JSON.stringify(requests)}
+/** The bench's two pages: each is built on its own, as an app is. */
+export type PageMode = 'sandbox' | 'msw'
+
+/**
+ * The page's script, for one mode: the other mode's code is left out of its build (a constant
+ * the bundler folds), so neither page loads what only the other imports.
+ */
+export const mainJs = (mode: PageMode) => `const mode = ${JSON.stringify(mode)}
+const requests = ${JSON.stringify(requests)}
 const params = new URLSearchParams(location.search)
 const headers = { authorization: 'Bearer sandbox-admin-token' }
 let sent = 0
@@ -95,7 +103,7 @@ window.bench = async (kind, count, concurrency) => {
   return { times, elapsed: performance.now() - start }
 }
 
-await (params.get('mode') === 'msw' ? startMsw() : startSandbox())
+await (mode === 'msw' ? startMsw() : startSandbox())
 const first = await send('GET /products/1')
 await first.text()
 // Navigation start to the first answered fetch: the worker registered, the mocks started.

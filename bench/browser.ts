@@ -3,15 +3,15 @@ import { createServer } from 'node:net'
 import { join, resolve } from 'node:path'
 import type { Browser, BrowserContext, CDPSession, Page } from 'playwright-core'
 import { chromiumPath, launchChromium } from '../test/support/chromium.js'
-import type { RequestKind } from './browser-page.js'
+import type { PageMode, RequestKind } from './browser-page.js'
 import { indexHtml, mainJs, requests } from './browser-page.js'
 
 /**
  * The browser bench (issue 47): browser mode as frontend developers use it every minute, in
- * Debian's Chromium. One Vite-built page (bench/browser-page.ts), served by `vite preview`,
- * runs either `startSandbox()` from the built package or msw's own `setupWorker` with one static
- * handler per route answering the bytes the sandbox answered (the like-for-like ceiling: msw's
- * worker round trip and nothing else). The two alternate, round after round, each in a browser
+ * Debian's Chromium. One page (bench/browser-page.ts), built by Vite once per mode as an app is
+ * built and served by `vite preview`, runs either `startSandbox()` from the built package or
+ * msw's own `setupWorker` with one static handler per route answering the bytes the sandbox
+ * answered (the like-for-like ceiling: msw's worker round trip and nothing else). The two alternate, round after round, each in a browser
  * context of its own (its own service worker registration), so whatever the machine does it
  * does to both; each figure is the median of the rounds' ratios, printed with their spread.
  */
@@ -128,35 +128,56 @@ function freePort(): Promise<number> {
   })
 }
 
-/** Builds the page with Vite (the built package, as an app gets it) and serves it. */
-async function servePage(): Promise<{ url: string; close(): Promise<void>; folder: string }> {
+/**
+ * Builds the page with Vite (the built package, as an app gets it), once per mode, and serves
+ * each. Two builds, not one with both modes: in one, msw's own code would be a chunk both pages
+ * share, and the sandbox's page would load what only msw alone's `import('msw')` needs (msw's
+ * GraphQL support and the `graphql` package), which an app with the sandbox alone does not.
+ */
+async function servePages(): Promise<{
+  url: Record<PageMode, string>
+  close(): Promise<void>
+  folder: string
+}> {
   const { build, preview } = await import('vite')
   // Inside the repository, so the page's imports resolve from its node_modules (msw).
   const folder = mkdtempSync(join(repo, '.cold-browser-'))
-  writeFileSync(join(folder, 'index.html'), indexHtml)
-  writeFileSync(join(folder, 'main.js'), mainJs)
-  mkdirSync(join(folder, 'public'))
-  copyFileSync(
-    join(repo, 'node_modules', 'msw', 'lib', 'mockServiceWorker.js'),
-    join(folder, 'public', 'mockServiceWorker.js'),
-  )
-  const config = {
-    root: folder,
-    configFile: false as const,
-    logLevel: 'error' as const,
-    resolve: { alias: { 'shop-sandbox/browser': join(repo, 'dist', 'browser', 'index.js') } },
-    build: { outDir: join(folder, 'dist'), target: 'es2022' },
+  const servers: Array<{ close(): Promise<void> }> = []
+  const url = {} as Record<PageMode, string>
+  try {
+    for (const mode of ['sandbox', 'msw'] as const) {
+      const root = join(folder, mode)
+      mkdirSync(join(root, 'public'), { recursive: true })
+      writeFileSync(join(root, 'index.html'), indexHtml)
+      writeFileSync(join(root, 'main.js'), mainJs(mode))
+      copyFileSync(
+        join(repo, 'node_modules', 'msw', 'lib', 'mockServiceWorker.js'),
+        join(root, 'public', 'mockServiceWorker.js'),
+      )
+      const config = {
+        root,
+        configFile: false as const,
+        logLevel: 'error' as const,
+        resolve: { alias: { 'shop-sandbox/browser': join(repo, 'dist', 'browser', 'index.js') } },
+        build: { outDir: join(root, 'dist'), target: 'es2022' },
+      }
+      await build(config)
+      const port = await freePort()
+      servers.push(
+        await preview({ ...config, preview: { host: '127.0.0.1', port, strictPort: true } }),
+      )
+      url[mode] = `http://127.0.0.1:${port}`
+    }
+  } catch (error) {
+    await Promise.all(servers.map((server) => server.close()))
+    throw error
   }
-  await build(config)
-  const port = await freePort()
-  const server = await preview({
-    ...config,
-    preview: { host: '127.0.0.1', port, strictPort: true },
-  })
   return {
-    url: `http://127.0.0.1:${port}`,
+    url,
     folder,
-    close: () => server.close(),
+    close: async () => {
+      await Promise.all(servers.map((server) => server.close()))
+    },
   }
 }
 
@@ -283,14 +304,14 @@ export async function browserBench(
   settings: BrowserSettings,
   log: (line: string) => void = console.log,
 ): Promise<BrowserResults> {
-  const served = await servePage()
+  const served = await servePages()
   const browser = await launchChromium([
     // Pages in the background must not be throttled while the other is measured.
     '--disable-background-timer-throttling',
     '--disable-renderer-backgrounding',
   ])
   try {
-    const sandbox = await open(browser, served.url, 'mode=sandbox')
+    const sandbox = await open(browser, served.url.sandbox, '')
     // The bytes the sandbox answers, for msw alone to answer the same.
     const recorded = await sandbox.page.evaluate(async (requests) => {
       const headers = { authorization: 'Bearer sandbox-admin-token' }
@@ -311,7 +332,7 @@ export async function browserBench(
       }
       return out
     }, requests)
-    const msw = await open(browser, served.url, 'mode=msw', recorded)
+    const msw = await open(browser, served.url.msw, '', recorded)
     const heapAfterStart = { sandbox: await heapMb(sandbox), msw: await heapMb(msw) }
 
     // Per request: both pages, round after round, the order swapped each round.
@@ -385,8 +406,8 @@ export async function browserBench(
       for (const name of order) {
         const opened = await open(
           browser,
-          served.url,
-          `mode=${name}`,
+          served.url[name],
+          '',
           name === 'msw' ? recorded : undefined,
         )
         starts[name].push(opened.startMs)
@@ -406,7 +427,7 @@ export async function browserBench(
           await page.addInitScript((value) => Object.assign(window, { recorded: value }), recorded)
         const cdp = await context.newCDPSession(page)
         const profiled = await profile({ context, page, cdp, startMs: 0 }, async () => {
-          await page.goto(`${served.url}/?mode=${mode}`)
+          await page.goto(`${served.url[mode]}/`)
           await page.waitForFunction(() => 'startMs' in window)
         })
         await context.close()
@@ -424,16 +445,16 @@ export async function browserBench(
     // Info rows: the default page against itself with persist, the console open, 10,000 users.
     const info: InfoRow[] = []
     if (settings.info) {
-      const base = await open(browser, served.url, 'mode=sandbox')
+      const base = await open(browser, served.url.sandbox, '')
       const baseById = await measure(base, 'GET /products/1', settings.count, 1)
       const basePost = await measure(base, 'POST /users', settings.count, 1)
       await base.context.close()
       for (const [what, query] of [
-        ['persist (IndexedDB)', 'mode=sandbox&persist'],
-        ['console panel open', 'mode=sandbox&console'],
-        ['10,000 users (generated: faker)', 'mode=sandbox&users=10000'],
+        ['persist (IndexedDB)', 'persist'],
+        ['console panel open', 'console'],
+        ['10,000 users (generated: faker)', 'users=10000'],
       ] as const) {
-        const opened = await open(browser, served.url, query)
+        const opened = await open(browser, served.url.sandbox, query)
         await measure(opened, 'GET /products/1', 100, 1)
         const byId = await measure(opened, 'GET /products/1', settings.count, 1)
         const post = await measure(opened, 'POST /users', settings.count, 1)
