@@ -283,7 +283,7 @@ export class Table<T extends Row, U extends string = never, G extends string = n
     this.#assertUnique(record)
     const previous = this.#rows[position]!
     this.#changed()
-    this.#unindex(previous)
+    this.#unindex([previous])
     this.#index(record)
     this.#rows[position] = record
     this.#cacheBytes += this.#sortedCost(record) - this.#sortedCost(previous)
@@ -306,13 +306,57 @@ export class Table<T extends Row, U extends string = never, G extends string = n
     if (position < 0) return undefined
     this.#changed()
     const [record] = this.#rows.splice(position, 1)
-    this.#unindex(record!)
-    this.#cacheBytes -= this.#sortedCost(record!)
+    this.#unindex([record!])
     for (const entry of this.#derived.values())
       this.#cacheBytes -= valueBytes(entry.values.splice(position, 1)[0]!)
-    for (const index of this.#sorted.values()) index.remove(record!)
-    this.#observer?.({ kind: 'record', id: id, before: record, after: undefined })
+    this.#removed(record!)
     return record
+  }
+
+  /**
+   * Removes the records with these ids (ids not stored are skipped) and returns them, in the
+   * order given: one pass over the rows and over each group they were in, where deleting them
+   * one by one would shift the rows and copy the group once per record (a user with 20,000
+   * orders: seconds with the event loop held).
+   */
+  deleteMany(ids: Iterable<number>): T[] {
+    const removed: T[] = []
+    const doomed = new Set<number>()
+    for (const id of ids) {
+      const position = this.#position(id)
+      if (position < 0 || doomed.has(id)) continue
+      doomed.add(id)
+      removed.push(this.#rows[position]!)
+    }
+    if (removed.length <= 1) {
+      if (removed.length === 1) this.delete(removed[0]!.id)
+      return removed
+    }
+    this.#changed()
+    const rows = this.#rows
+    const derived = [...this.#derived.values()]
+    let kept = 0
+    for (let position = 0; position < rows.length; position++) {
+      const record = rows[position]!
+      if (doomed.has(record.id)) {
+        for (const entry of derived) this.#cacheBytes -= valueBytes(entry.values[position]!)
+        continue
+      }
+      for (const entry of derived) entry.values[kept] = entry.values[position]!
+      rows[kept++] = record
+    }
+    rows.length = kept
+    for (const entry of derived) entry.values.length = kept
+    this.#unindex(removed)
+    for (const record of removed) this.#removed(record)
+    return removed
+  }
+
+  /** A record out of the rows: out of the sorted views too, and the observer told. */
+  #removed(record: T): void {
+    this.#cacheBytes -= this.#sortedCost(record)
+    for (const index of this.#sorted.values()) index.remove(record)
+    this.#observer?.({ kind: 'record', id: record.id, before: record, after: undefined })
   }
 
   /** Replaces every record (in any order) and sets the id sequence (at least one past the highest id). */
@@ -397,16 +441,30 @@ export class Table<T extends Row, U extends string = never, G extends string = n
     }
   }
 
-  #unindex(record: T): void {
-    for (const { index, ids } of this.#unique) {
-      const key = index.key(record)
-      if (key !== undefined) ids.delete(key)
-    }
+  /** Takes records out of the indexes: each group they were in is copied once, without them. */
+  #unindex(records: readonly T[]): void {
+    for (const { index, ids } of this.#unique)
+      for (const record of records) {
+        const key = index.key(record)
+        if (key !== undefined) ids.delete(key)
+      }
+    const gone =
+      records.length === 1
+        ? (id: number) => id === records[0]!.id
+        : (
+            (doomed) => (id: number) =>
+              doomed.has(id)
+          )(new Set(records.map(({ id }) => id)))
     for (const { index, ids } of this.#groups) {
-      const key = index.key(record)
-      const members = ids.get(key)?.filter((id) => id !== record.id)
-      if (members?.length) ids.set(key, members)
-      else ids.delete(key)
+      const keys =
+        records.length === 1
+          ? [index.key(records[0]!)]
+          : new Set(records.map((record) => index.key(record)))
+      for (const key of keys) {
+        const members = ids.get(key)?.filter((id) => !gone(id))
+        if (members?.length) ids.set(key, members)
+        else ids.delete(key)
+      }
     }
   }
 

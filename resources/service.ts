@@ -127,12 +127,16 @@ export class DataService implements Data {
    * Deletes a record, and first every record pointing at it (each through its own rules), depth
    * first. Without recursion, and each record once: a long chain of records pointing at each
    * other, or a cycle (a tree whose parent links were made to loop), must not overflow the stack.
+   * The rules run record by record, in that order; the records leave their tables together at
+   * the end, each table's in one pass (one by one, a user with 20,000 orders held the event loop
+   * for seconds).
    */
   remove<T extends Row = Row>(name: string, record: T): void {
     const seen = new Set<string>([`${name}/${record.id}`])
     const stack: Array<{ name: string; id: number; expanded: boolean }> = [
       { name, id: record.id, expanded: false },
     ]
+    const doomed = new Map<string, number[]>()
     while (stack.length > 0) {
       const top = stack.at(-1)!
       const resource = this.catalog.get(top.name)
@@ -164,8 +168,11 @@ export class DataService implements Data {
       const current = this.table(top.name).get(top.id)
       if (!current) continue
       resource.definition.rules?.remove?.(current as never, this)
-      this.table(top.name).delete(top.id)
+      const ids = doomed.get(top.name)
+      if (ids) ids.push(top.id)
+      else doomed.set(top.name, [top.id])
     }
+    for (const [name, ids] of doomed) this.table(name).deleteMany(ids)
   }
 
   /** 409 with the resource's code when another record holds one of `record`'s unique keys. */
