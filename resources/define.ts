@@ -159,7 +159,8 @@ export interface ResourceDefinition<
   unique?: { readonly [K in FieldOf<S>]?: UniqueKey }
   /**
    * What list queries allow (CONTRACT B3): sortable fields, and the text `keyword` searches
-   * (without it, `keyword` is refused 400 on this resource).
+   * (without it, `keyword` is refused 400 on this resource): several fields joined by
+   * `'\u0000'`, which no keyword matches across (a keyword holding U+0000 matches nothing).
    */
   list: {
     sortable: readonly FieldOf<S>[]

@@ -11,7 +11,10 @@ export interface ListSpec<T extends { id: number }> {
   sortable: readonly Field<T>[]
   /** The values `status` accepts. */
   statuses: readonly string[]
-  /** The text `keyword` searches, case-insensitively (without it, `keyword` is refused). */
+  /**
+   * The text `keyword` searches, case-insensitively (without it, `keyword` is refused): several
+   * fields joined by U+0000, which no keyword matches across.
+   */
   keywordText?(record: T): string
   /** Extra integer filters (e.g. `userId` on /orders): parameter name → record field. */
   idFilters?: Readonly<Record<string, Field<T>>>
@@ -126,6 +129,9 @@ function matcher<T extends { id: number }>(
   if (status === undefined && keyword === undefined && idFilters.length === 0) return null
   // String(): a keyword rule may return something else for a record made after the seed was checked.
   const lower = (record: T) => String(spec.keywordText!(record) ?? '').toLowerCase()
+  // A keyword rule joins its fields with U+0000 (ListSpec.keywordText), and a keyword is a
+  // substring of one field: one holding U+0000 would match across two, so it matches none.
+  if (keyword?.includes('\u0000')) return () => false
   const texts =
     keyword === undefined ? null : (table.derived?.('keyword', lower) ?? rows.map(lower))
   return (record, position) => {

@@ -65,6 +65,15 @@ describe('GET /users: collection queries (CONTRACT B3)', () => {
     expect((await call('GET', '/users?keyword=MEMB')).body.data.list[0].id).toBe(2)
   })
 
+  it('a keyword is a substring of one field, never across name and e-mail', async () => {
+    // user 2 is 'member' <member@example.com>: its fields' texts joined would hold this.
+    const across = await call('GET', `/users?keyword=${encodeURIComponent('member\u0000member@')}`)
+    expect(across.status).toBe(200)
+    expect(across.body.data).toMatchObject({ list: [], total: 0 })
+    for (const path of ['/users', '/products', '/orders'])
+      expect((await call('GET', `${path}?keyword=%00`)).body.data.total, path).toBe(0)
+  })
+
   it('a page past the end is 200 with an empty list and the true total', async () => {
     const { status, body } = await call('GET', '/users?page=99')
     expect(status).toBe(200)
