@@ -164,7 +164,9 @@ function resolveItems(data: DataService, items: readonly OrderItemInput[]): Orde
 
 /**
  * Applies stock movements all-or-nothing: `delta` maps product id → change (negative takes).
- * 409 / 40901 when any product would go below zero; nothing changes then.
+ * 409 / 40901 when any product would go below zero; nothing changes then. Stock given back stops
+ * at the largest integer a product's stock may hold (2^53 − 1): past it, the record would be one
+ * its own schema, a data file and `PUT /__sandbox/db` refuse.
  */
 function moveStock(data: DataService, delta: ReadonlyMap<number, number>): void {
   const products = data.table<Product>('products')
@@ -179,7 +181,8 @@ function moveStock(data: DataService, delta: ReadonlyMap<number, number>): void 
         `insufficient stock for product ${productId} (${product.name}): ${-change} requested, ${product.stock} in stock`,
       )
     }
-    updates.push({ ...product, stock: product.stock + change, updatedAt: data.now() })
+    const stock = Math.min(product.stock + change, Number.MAX_SAFE_INTEGER)
+    if (stock !== product.stock) updates.push({ ...product, stock, updatedAt: data.now() })
   }
   for (const product of updates) products.replace(product)
 }

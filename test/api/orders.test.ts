@@ -161,6 +161,18 @@ describe('order status and items', () => {
     expect(stockOf(second.productId)).toBe(10)
   })
 
+  it('stock given back stops at 2^53 − 1, so the data stays a document the sandbox loads', async () => {
+    const { order, productId } = await pendingOrder(4)
+    const most = Number.MAX_SAFE_INTEGER
+    expect((await call('PATCH', `/products/${productId}`, { body: { stock: most } })).status).toBe(
+      200,
+    )
+    expect((await patch(order.id, { status: 'cancelled' })).status).toBe(200)
+    expect(stockOf(productId)).toBe(most)
+    const document = (await call('GET', '/__sandbox/db')).body.data
+    expect((await call('PUT', '/__sandbox/db', { body: document })).status).toBe(200)
+  })
+
   it('items change while pending, moving stock and the total', async () => {
     const { order, productId } = await pendingOrder(2)
     const other = await makeProduct(2.5, 10)
