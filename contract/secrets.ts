@@ -6,7 +6,22 @@
  */
 
 /** Words that make a JSON field secret wherever they appear in its name (`access_token`). */
-const FIELD_WORDS = ['pass', 'secret', 'token', 'apikey', 'api_key', 'api-key', 'credential']
+const FIELD_WORDS = [
+  'pass',
+  'pwd',
+  'secret',
+  'token',
+  'apikey',
+  'api_key',
+  'api-key',
+  'credential',
+  'privatekey',
+  'private_key',
+  'private-key',
+]
+
+/** Names that make a JSON field secret when they are its whole name (`otp`, not `footprint`). */
+const FIELD_NAMES = ['otp', 'pin', 'cvv', 'cvc']
 
 /** A query parameter: a field's words, and these (`?sig=`, `?key=` whole). */
 const PARAM_WORDS = [...FIELD_WORDS, 'session', 'signature', '^key$', '^sig$', '^auth$']
@@ -25,7 +40,9 @@ export const REDACTED = '[redacted]'
 
 /** Any of the words, case-insensitively: literals only, so a test is linear in the text. */
 const anyOf = (words: readonly string[]) => new RegExp(words.join('|'), 'i')
-const SECRET_FIELD = anyOf(FIELD_WORDS)
+const SECRET_FIELD = anyOf([...FIELD_WORDS, ...FIELD_NAMES.map((name) => `^${name}$`)])
+/** Whether a text holds any of them at all (the names as words too): a quick first look. */
+const SECRET_WORD = anyOf([...FIELD_WORDS, ...FIELD_NAMES])
 const SECRET_PARAM = anyOf(PARAM_WORDS)
 const SECRET_HEADER = anyOf(HEADER_WORDS)
 
@@ -46,7 +63,7 @@ export function isSecretHeader(name: string): boolean {
 
 /** Whether a JSON text might hold a secret field: a secret word anywhere, or any escape (`\u0070ass`). */
 export function maybeSecret(text: string): boolean {
-  return text.includes('\\') || SECRET_FIELD.test(text)
+  return text.includes('\\') || SECRET_WORD.test(text)
 }
 
 /**

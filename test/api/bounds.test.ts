@@ -66,6 +66,7 @@ describe('CONTRACT C3: bounds in bytes as well as counts', () => {
       '{"email":"x@example.com","pass\\u0077ord":"hunter2"}',
       '{"email":"x@example.com","\\u0070assword":"hunter2","name":"n"}',
       '{"name":"Token Holder","email":"t@example.com","apiToken":{"k":1}}',
+      '{"name":"P","email":"p@example.com","pwd":"x","private_key":"k","otp":"123456","footprint":"kept"}',
     ]
     for (const body of sent) await call('POST', '/users', { body })
     const list = (await call('GET', '/__sandbox/requests')).body.data.list
@@ -74,6 +75,14 @@ describe('CONTRACT C3: bounds in bytes as well as counts', () => {
       { email: 'x@example.com', password: '[redacted]' },
       { email: 'x@example.com', password: '[redacted]', name: 'n' },
       { name: 'Token Holder', email: 't@example.com', apiToken: '[redacted]' },
+      {
+        name: 'P',
+        email: 'p@example.com',
+        pwd: '[redacted]',
+        private_key: '[redacted]',
+        otp: '[redacted]',
+        footprint: 'kept',
+      },
     ])
     // A cut shows the text as it came, spaces and all.
     const small = sandboxWith({ journalBodyBytes: 16 })
