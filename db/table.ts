@@ -448,13 +448,8 @@ export class Table<T extends Row, U extends string = never, G extends string = n
         const key = index.key(record)
         if (key !== undefined) ids.delete(key)
       }
-    const gone =
-      records.length === 1
-        ? (id: number) => id === records[0]!.id
-        : (
-            (doomed) => (id: number) =>
-              doomed.has(id)
-          )(new Set(records.map(({ id }) => id)))
+    const many = records.length === 1 ? null : new Set(records.map(({ id }) => id))
+    const gone = (id: number) => (many ? many.has(id) : id === records[0]!.id)
     for (const { index, ids } of this.#groups) {
       const keys =
         records.length === 1
