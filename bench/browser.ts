@@ -11,9 +11,10 @@ import { indexHtml, mainJs, requests } from './browser-page.js'
  * Debian's Chromium. One page (bench/browser-page.ts), built by Vite once per mode as an app is
  * built and served by `vite preview`, runs either `startSandbox()` from the built package or
  * msw's own `setupWorker` with one static handler per route answering the bytes the sandbox
- * answered (the like-for-like ceiling: msw's worker round trip and nothing else). The two alternate, round after round, each in a browser
- * context of its own (its own service worker registration), so whatever the machine does it
- * does to both; each figure is the median of the rounds' ratios, printed with their spread.
+ * answered (the like-for-like ceiling: msw's worker round trip and nothing else). The two
+ * alternate, round after round, each in a browser context of its own (its own service worker
+ * registration), so whatever the machine does it does to both; each figure is the median of
+ * the rounds' ratios, printed with their spread.
  */
 
 const repo = resolve(import.meta.dirname, '..')
@@ -205,15 +206,18 @@ async function open(
   try {
     await page.waitForFunction(() => 'startMs' in window, null, { timeout: 120_000 })
   } catch (error) {
-    throw new Error(`the bench page (${query}) did not start: ${problems.join('; ') || error}`, {
-      cause: error,
-    })
+    throw new Error(
+      `the bench page ${url}/?${query} did not start: ${problems.join('; ') || error}`,
+      {
+        cause: error,
+      },
+    )
   }
   const { startMs, status } = await page.evaluate(() => ({
     startMs: (window as unknown as { startMs: number }).startMs,
     status: (window as unknown as { firstStatus: number }).firstStatus,
   }))
-  if (status !== 200) throw new Error(`the bench page (${query}) answered ${status}`)
+  if (status !== 200) throw new Error(`the bench page ${url}/?${query} answered ${status}`)
   return { context, page, cdp: await context.newCDPSession(page), startMs }
 }
 
