@@ -639,7 +639,7 @@ if (fullRun) {
     `(\`reset()\` of a 100-user sandbox: ${resetSmallMs.toFixed(2)} ms. "Idle" is the RSS once the server has sat idle until V8 reduced its memory, the largest size only.) A fresh test file (import, \`createSandbox()\`, \`setupServer\`, first answer; fresh processes, median of ${cold.pairs} alternating turns): ${n(cold.sandboxMs)} ms, msw alone with one static handler ${n(cold.mswMs)} ms, or ${n(cold.mswCoreMs)} ms when it loads only its HTTP handlers (\`msw/core/http\`, msw 3's \`msw/http\`), as the sandbox's Node entry does. \`shop-sandbox/browser\` adds ${n(weight / 1000)} kB to a minified bundle (msw external).`,
     '',
     ...(browser ? browserBlock(browser) : ['Browser mode: not measured (no Chromium).', '']),
-    `Load and soak, 10,000 users, ${connections} connections, ${soakSeconds} s per phase after a warm-up, memory after a full GC at both ends:`,
+    `Load and soak, 10,000 users, ${connections} connections, ${soakSeconds} s per phase after a warm-up, memory at both ends once collected (two full GCs, half a second apart):`,
     '',
     '| phase | requests | req/s | p99 | answers outside the contract | RSS | heap | growth per 100k requests |',
     '| --- | --: | --: | --: | --: | --- | --- | --- |',

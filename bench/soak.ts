@@ -34,7 +34,7 @@ export interface SoakResult {
 
 /**
  * Load and soak: the server under a mix of requests for a bounded time, counting answers
- * outside the contract and watching memory after a full GC at both ends. An unrecorded warm-up
+ * outside the contract and watching memory at both ends once collected (two full GCs half a second apart: servers/sandbox.ts). An unrecorded warm-up
  * first (V8 grows its young generation and code caches under load), then a read-only phase
  * (growth there would be a leak), then reads mixed with writes (which add records: some growth
  * is the data itself).

@@ -63,10 +63,25 @@ process.on('message', (message) => {
     }, 2000)
   }, 250)
 })
-/** Memory after a full GC (GC is exposed in the bench), so growth means memory still held. */
+/**
+ * Memory once collected (GC is exposed in the bench), so growth means memory still held: a full
+ * GC, and another after V8's concurrent sweeper has finished (half a second each). Read after
+ * one GC, RSS kept whatever old-space pages the sweep had not yet handed back: on one server
+ * under the soak's reads it read 180-225 MB at seven points while the heap in use stayed at
+ * 34-37 MB, old space holding 47-98 MB of pages; settled this way, 134-146 MB with old space at
+ * 33-45 (2026-11-27, docs/performance.md).
+ */
 process.on('message', (message) => {
   if (message !== 'rss') return
-  ;(globalThis as { gc?: () => void }).gc?.()
-  const { rss, heapUsed } = process.memoryUsage()
-  process.send?.({ rssMb: rss / 1e6, heapMb: heapUsed / 1e6 })
+  const gc = (globalThis as { gc?: () => void }).gc
+  const collect = () => {
+    gc?.()
+    return new Promise((resolve) => setTimeout(resolve, 500))
+  }
+  void collect()
+    .then(collect)
+    .then(() => {
+      const { rss, heapUsed } = process.memoryUsage()
+      process.send?.({ rssMb: rss / 1e6, heapMb: heapUsed / 1e6 })
+    })
 })
