@@ -429,7 +429,7 @@ const targets = [
     show: (v: number) => `${Math.round(v)} ms`,
   },
   {
-    target: `RSS after seeding ${largest} users, settled (idle until V8 reduced memory, ${Math.round(servers[largest]!.idleSeconds!)} s${servers[largest]!.idleReduced ? '' : ', and it did not'}; ${Math.round(servers[largest]!.settledRssMb!)} MB right after a full GC) ≤ 250 MB`,
+    target: `RSS after seeding ${largest} users, settled (idle until V8 reduced memory, ${Math.round(servers[largest]!.idleSeconds!)} s${servers[largest]!.idleReduced ? '' : ', and it did not'}; ${Math.round(servers[largest]!.settledRssMb!)} MB once collected, two full GCs half a second apart) ≤ 250 MB`,
     value: servers[largest]!.idleRssMb!,
     met: (v: number) => v <= 250,
     show: (v: number) => `${Math.round(v)} MB`,
@@ -626,7 +626,7 @@ if (fullRun) {
     '',
     'In-process:',
     '',
-    '| users | seeding | server start | RSS after start / after a full GC / idle | `reset()` | first page | filtered page | nested page |',
+    '| users | seeding | server start | RSS after start / collected / idle | `reset()` | first page | filtered page | nested page |',
     '| --: | --: | --: | --: | --: | --: | --: | --: |',
     ...sizes.map((size) => {
       const costs = inProcess[size]!

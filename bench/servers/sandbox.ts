@@ -8,7 +8,7 @@ import { reportCpu } from './report-cpu.js'
 
 /**
  * The sandbox server as users run it (bundled to plain JavaScript by the bench, as `npm run build` would compile it). Reports how long it took to
- * seed and start, and its memory (RSS) after start and once settled (after a full GC).
+ * seed and start, and its memory (RSS) after start and once collected ({@link collected}).
  */
 const [users, transport = 'fast', data = 'none'] = process.argv.slice(2)
 const started = performance.now()
@@ -26,15 +26,8 @@ const server = await createSandboxServer({
 })
 const startMs = performance.now() - started
 const rssMb = process.memoryUsage().rss / 1e6
-;(globalThis as { gc?: () => void }).gc?.()
-await new Promise((resolve) => setTimeout(resolve, 300))
 console.log(
-  JSON.stringify({
-    url: server.url,
-    startMs,
-    rssMb,
-    settledRssMb: process.memoryUsage().rss / 1e6,
-  }),
+  JSON.stringify({ url: server.url, startMs, rssMb, settledRssMb: (await collected()).rssMb }),
 )
 
 reportCpu()
@@ -64,24 +57,22 @@ process.on('message', (message) => {
   }, 250)
 })
 /**
- * Memory once collected (GC is exposed in the bench), so growth means memory still held: a full
- * GC, and another after V8's concurrent sweeper has finished (half a second each). Read after
- * one GC, RSS kept whatever old-space pages the sweep had not yet handed back: on one server
- * under the soak's reads it read 180-225 MB at seven points while the heap in use stayed at
- * 34-37 MB, old space holding 47-98 MB of pages; settled this way, 134-146 MB with old space at
- * 33-45 (2026-11-27, docs/performance.md).
+ * Memory once collected (GC is exposed in the bench), so what it reads is memory still held: a
+ * full GC, and another after V8's concurrent sweeper has finished (half a second each). Read
+ * after one GC, RSS kept whatever old-space pages the sweep had not yet handed back: on one
+ * server under the soak's reads it read 180-225 MB at seven points while the heap in use stayed
+ * at 34-37 MB, old space holding 47-98 MB of pages; collected this way, 134-146 MB with old space
+ * at 33-45 (2026-11-27, docs/performance.md).
  */
-process.on('message', (message) => {
-  if (message !== 'rss') return
-  const gc = (globalThis as { gc?: () => void }).gc
-  const collect = () => {
-    gc?.()
-    return new Promise((resolve) => setTimeout(resolve, 500))
+async function collected(): Promise<{ rssMb: number; heapMb: number }> {
+  for (let round = 0; round < 2; round++) {
+    ;(globalThis as { gc?: () => void }).gc?.()
+    await new Promise((resolve) => setTimeout(resolve, 500))
   }
-  void collect()
-    .then(collect)
-    .then(() => {
-      const { rss, heapUsed } = process.memoryUsage()
-      process.send?.({ rssMb: rss / 1e6, heapMb: heapUsed / 1e6 })
-    })
+  const { rss, heapUsed } = process.memoryUsage()
+  return { rssMb: rss / 1e6, heapMb: heapUsed / 1e6 }
+}
+
+process.on('message', (message) => {
+  if (message === 'rss') void collected().then((memory) => process.send?.(memory))
 })
