@@ -14,6 +14,16 @@ export type Document = Record<string, readonly Row[]>
 /** A document plus the id sequences, so a restore continues exactly where the snapshot was. */
 export type Snapshot = Document & { nextIds: Record<string, number> }
 
+/**
+ * Freezes a document's lists and the document itself (the records are deep-frozen by the first
+ * table that loads them): what a sandbox hands out and trusts back, and what tables load again
+ * without checking it (Table `load`).
+ */
+export function freezeDocument<D extends Document>(document: D): D {
+  for (const list of Object.values(document)) Object.freeze(list)
+  return Object.freeze(document)
+}
+
 /** How one collection is stored: its unique keys and grouping indexes. */
 export interface TableSpec {
   name: string

@@ -88,6 +88,8 @@ export class Table<T extends Row, U extends string = never, G extends string = n
    */
   readonly #matches = new Map<string, readonly T[]>()
   #nextId = 1
+  /** Whether the indexes are still a loaded list's (see `load`): copied before the first write. */
+  #sharedIndexes = false
   /** Estimated bytes of the derived texts and sorted views (kept in step with every write). */
   #cacheBytes = 0
   /** Hears every change while set (a store keeping a data file tracks its tables). */
@@ -359,7 +361,11 @@ export class Table<T extends Row, U extends string = never, G extends string = n
     this.#observer?.({ kind: 'record', id: record.id, before: record, after: undefined })
   }
 
-  /** Replaces every record (in any order) and sets the id sequence (at least one past the highest id). */
+  /**
+   * Replaces every record (in any order) and sets the id sequence (at least one past the highest
+   * id). A frozen list loaded before is not checked and indexed again: its indexes are shared
+   * until this table's first write ({@link loadedIndexes}).
+   */
   load(records: readonly T[], nextId = 0, onIndexed?: (count: number) => void): void {
     const observer = this.#observer
     const before = observer ? [...this.#rows] : []
@@ -369,9 +375,28 @@ export class Table<T extends Row, U extends string = never, G extends string = n
     this.#sorted.clear()
     this.#matches.clear()
     this.#cacheBytes = 0
-    for (const { ids } of this.#unique) ids.clear()
-    for (const { ids } of this.#groups) ids.clear()
     const sorted = isAscending(records) ? records : [...records].sort((a, b) => a.id - b.id)
+    const frozen = Object.isFrozen(records)
+    const loaded = frozen ? loadedIndexes.get(records) : undefined
+    if (loaded && this.#shareIndexes(loaded)) {
+      for (const record of sorted) this.#rows.push(record)
+      for (let left = sorted.length; left > 0; left -= 5000) onIndexed?.(Math.min(left, 5000))
+    } else {
+      this.#indexAll(sorted, onIndexed)
+      // The second load of a list keeps a copy of its indexes for the loads after it.
+      if (frozen)
+        loadedIndexes.set(records, loaded === undefined ? null : this.#indexCopies(loaded))
+    }
+    this.#nextId = Math.max(nextId, (this.#rows.at(-1)?.id ?? 0) + 1)
+    observer?.({ kind: 'load', before, beforeNextId })
+  }
+
+  /** Checks and indexes records in ascending id order, deep-freezing each, into empty rows. */
+  #indexAll(sorted: readonly T[], onIndexed?: (count: number) => void): void {
+    // New maps, not cleared ones: the old may be a loaded list's, shared.
+    for (const entry of this.#unique) entry.ids = new Map()
+    for (const entry of this.#groups) entry.ids = new Map()
+    this.#sharedIndexes = false
     for (const [position, record] of sorted.entries()) {
       if (sorted[position - 1]?.id === record.id) throw new Error(`Duplicate id ${record.id}`)
       deepFreeze(record)
@@ -385,8 +410,42 @@ export class Table<T extends Row, U extends string = never, G extends string = n
     // orders each, ~12 MB of room no one uses. Each is copied to its size once loaded.
     for (const { ids } of this.#groups)
       for (const [key, members] of ids) if (members.length > 1) ids.set(key, members.slice())
-    this.#nextId = Math.max(nextId, (this.#rows.at(-1)?.id ?? 0) + 1)
-    observer?.({ kind: 'load', before, beforeNextId })
+  }
+
+  /** This table's indexes added to what was kept of a list's (copies: the table's own change). */
+  #indexCopies(loaded: LoadedIndexes | null): LoadedIndexes {
+    const kept: LoadedIndexes = {
+      unique: new Map(loaded?.unique),
+      groups: new Map(loaded?.groups),
+    }
+    for (const { index, ids } of this.#unique) kept.unique.set(index.key, new Map(ids))
+    for (const { index, ids } of this.#groups) kept.groups.set(index.key, copyGroups(ids))
+    return kept
+  }
+
+  /**
+   * Takes a list's kept indexes as this table's, if it has every one of them: shared until this
+   * table's first write copies them ({@link #ownIndexes}), so a sandbox that only reads copies
+   * nothing.
+   */
+  #shareIndexes(loaded: LoadedIndexes): boolean {
+    const has = (key: unknown, kept: ReadonlyMap<unknown, unknown>) => kept.has(key)
+    if (!this.#unique.every(({ index }) => has(index.key, loaded.unique))) return false
+    if (!this.#groups.every(({ index }) => has(index.key, loaded.groups))) return false
+    for (const entry of this.#unique)
+      entry.ids = loaded.unique.get(entry.index.key) as Map<UniqueKey, number>
+    for (const entry of this.#groups)
+      entry.ids = loaded.groups.get(entry.index.key) as Map<number, number[]>
+    this.#sharedIndexes = true
+    return true
+  }
+
+  /** Makes the indexes this table's own before it changes them, if they are still shared. */
+  #ownIndexes(): void {
+    if (!this.#sharedIndexes) return
+    for (const entry of this.#unique) entry.ids = new Map(entry.ids)
+    for (const entry of this.#groups) entry.ids = copyGroups(entry.ids)
+    this.#sharedIndexes = false
   }
 
   /** What one record costs the sorted views built so far. */
@@ -429,6 +488,7 @@ export class Table<T extends Row, U extends string = never, G extends string = n
   }
 
   #index(record: T): void {
+    this.#ownIndexes()
     for (const { index, ids } of this.#unique) {
       const key = index.key(record)
       if (key !== undefined) ids.set(key, record.id)
@@ -443,6 +503,7 @@ export class Table<T extends Row, U extends string = never, G extends string = n
 
   /** Takes records out of the indexes: each group they were in is copied once, without them. */
   #unindex(records: readonly T[]): void {
+    this.#ownIndexes()
     for (const { index, ids } of this.#unique)
       for (const record of records) {
         const key = index.key(record)
@@ -487,6 +548,29 @@ export function deepFreeze<V>(value: V): V {
   // A for-in over a plain object's own keys: no array of its values made per record.
   for (const key in value) if (Object.hasOwn(value, key)) deepFreeze(value[key])
   return Object.freeze(value)
+}
+
+/**
+ * The indexes frozen lists of records were loaded into, by list and by each index's key function:
+ * a table loading such a list again (every X-Sandbox-Id sandbox restored from a shared scenario
+ * or seed, every reset) shares them until its first write, instead of computing each record's
+ * keys and checking it again (a new sandbox in the `big` scenario, 31,000 records, took ~20 ms,
+ * most of it there). A frozen list holds frozen records (its first load deep-froze them) and
+ * cannot change, so what it was indexed into still holds. Null: loaded once (a list loaded once
+ * keeps no copy). Kept as long as the list is.
+ */
+const loadedIndexes = new WeakMap<readonly Row[], LoadedIndexes | null>()
+
+interface LoadedIndexes {
+  unique: Map<unknown, ReadonlyMap<UniqueKey, number>>
+  groups: Map<unknown, ReadonlyMap<number, readonly number[]>>
+}
+
+/** A group index's copy: a list of its own per key (the table pushes to them). */
+function copyGroups(groups: ReadonlyMap<number, readonly number[]>): Map<number, number[]> {
+  const copy = new Map(groups) as Map<number, number[]>
+  for (const [key, members] of copy) copy.set(key, members.slice())
+  return copy
 }
 
 function isAscending(records: readonly Row[]): boolean {

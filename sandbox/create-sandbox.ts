@@ -4,6 +4,7 @@ import type { Snapshot } from '../db/store.js'
 import { checkSnapshot } from '../resources/document.js'
 import { seedCatalog } from '../resources/seed.js'
 import type { Store } from '../db/store.js'
+import { freezeDocument } from '../db/store.js'
 import type { ApiDefinition } from '../resources/api.js'
 import type { AnyResourceDefinition, Named } from '../resources/define.js'
 import { apiRoutes } from '../http/routes.js'
@@ -148,7 +149,10 @@ export function createApiSandbox<
   const { catalog } = resolved
   const routes = apiRoutes(catalog)
   checkPaths(resolved, routes)
-  const seed = seedCatalog(catalog, { ...resolved.counts, seed: resolved.seed }, options.onProgress)
+  // Frozen: every X-Sandbox-Id sandbox and every reset loads it again (db/table.ts `load`).
+  const seed = freezeDocument(
+    seedCatalog(catalog, { ...resolved.counts, seed: resolved.seed }, options.onProgress),
+  )
   const issued = new WeakSet<object>()
   const tables = catalog.resources.map((resource) => resource.table)
   // The overrides every sandbox starts with, validated once, each naming its place when bad.
@@ -263,9 +267,8 @@ export function createApiSandbox<
     },
     snapshot() {
       // Frozen, so what restore() trusts without validation is exactly what it handed out.
-      const snapshot = main.store.snapshot()
-      for (const list of Object.values(snapshot)) Object.freeze(list)
-      issued.add(Object.freeze(snapshot))
+      const snapshot = freezeDocument(main.store.snapshot())
+      issued.add(snapshot)
       return snapshot as unknown as ApiSnapshot<[...A['resources'], ...R]>
     },
     restore(snapshot) {

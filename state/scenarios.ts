@@ -3,7 +3,7 @@ import { ApiError } from '../contract/api-error.js'
 import { describeIssue, safeParseReporting } from '../contract/issues.js'
 import { clip } from '../contract/params.js'
 import type { Document, Snapshot, TableSpec } from '../db/store.js'
-import { Store } from '../db/store.js'
+import { freezeDocument, Store } from '../db/store.js'
 import type { Catalog } from '../resources/catalog.js'
 import { checkSnapshot } from '../resources/document.js'
 import { resolveSeedOptions, seedCatalog } from '../resources/seed.js'
@@ -296,7 +296,7 @@ function dataOf(
       const check = checkSnapshot(catalog, store.snapshot())
       if (!check.ok)
         throw refuse('data', `the data it made break the API's rules: ${check.problem}`)
-      return frozen(store.snapshot())
+      return freezeDocument(store.snapshot())
     }
     if (proven) return ['function', make]
     // Run now: a scenario whose data break the API's rules is refused when the sandbox is made.
@@ -321,7 +321,7 @@ function dataOf(
     } catch (error) {
       throw refuse('data', (error as Error).message.replace(/^Invalid sandbox options: /, ''))
     }
-    return ['seed', () => seedCatalog(catalog, options)]
+    return ['seed', () => freezeDocument(seedCatalog(catalog, options))]
   }
   const check = checkSnapshot(catalog, data)
   if (!check.ok) throw refuse('data', check.problem)
@@ -331,13 +331,7 @@ function dataOf(
     () => {
       // A document without id sequences continues after its highest ids.
       const store = new Store(sources.tables, document)
-      return frozen(store.snapshot())
+      return freezeDocument(store.snapshot())
     },
   ]
-}
-
-/** A snapshot frozen whole, as the seed is: what restore trusts is what it handed out. */
-function frozen(snapshot: Snapshot): Snapshot {
-  for (const list of Object.values(snapshot)) Object.freeze(list)
-  return Object.freeze(snapshot)
 }

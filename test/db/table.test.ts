@@ -101,6 +101,88 @@ describe('Table', () => {
     expect(table.group('owner', 7)).toEqual([3, 4])
     expect(table.group('owner', 8)).toEqual([2])
   })
+
+  describe('a frozen list loaded again (every sandbox of a scenario, every reset)', () => {
+    // One set of indexes, as a store's tables of one API share them.
+    const options = {
+      name: 'things',
+      unique: { key: { key: (thing: Thing) => thing.key.toLowerCase() } },
+      groups: { owner: { key: (thing: Thing) => thing.owner } },
+    }
+    const shared = () => new Table<Thing, 'key', 'owner'>(options)
+    const list = () =>
+      Object.freeze([
+        { id: 1, key: 'Alpha', owner: 7 },
+        { id: 2, key: 'beta', owner: 8 },
+        { id: 3, key: 'gamma', owner: 7 },
+      ])
+    const state = (table: Table<Thing, 'key', 'owner'>) => ({
+      ids: table.all().map((thing) => thing.id),
+      alpha: table.findUnique('key', 'alpha')?.id,
+      delta: table.findUnique('key', 'delta')?.id,
+      seven: table.group('owner', 7),
+      eight: table.group('owner', 8),
+      next: table.nextId,
+    })
+    const loaded = {
+      ids: [1, 2, 3],
+      alpha: 1,
+      delta: undefined,
+      seven: [1, 3],
+      eight: [2],
+      next: 4,
+    }
+
+    it("gives each table the list's indexes, and one table's writes stay its own", () => {
+      const records = list()
+      const tables = Array.from({ length: 4 }, () => {
+        const table = shared()
+        table.load(records)
+        return table
+      })
+      for (const table of tables) expect(state(table)).toEqual(loaded)
+      const [first, , third, fourth] = tables
+      third!.insert({ key: 'delta', owner: 7 })
+      third!.replace({ id: 1, key: 'omega', owner: 8 })
+      third!.delete(2)
+      expect(state(third!)).toEqual({
+        ids: [1, 3, 4],
+        alpha: undefined,
+        delta: 4,
+        seven: [3, 4],
+        eight: [1],
+        next: 5,
+      })
+      // The unique index still refuses a key another record holds, before and after the copy.
+      expect(() => fourth!.insert({ key: 'BETA', owner: 1 })).toThrow(UniqueConflict)
+      expect(() => third!.insert({ key: 'DELTA', owner: 1 })).toThrow(UniqueConflict)
+      for (const table of [first!, fourth!]) expect(state(table)).toEqual(loaded)
+      const later = shared()
+      later.load(records)
+      expect(state(later)).toEqual(loaded)
+    })
+
+    it('keeps what it was indexed into when a table sharing it loads another list', () => {
+      const records = list()
+      for (let i = 0; i < 3; i++) shared().load(records)
+      const table = shared()
+      table.load(records)
+      table.load(Object.freeze([{ id: 5, key: 'epsilon', owner: 9 }]))
+      expect(table.group('owner', 9)).toEqual([5])
+      expect(table.findUnique('key', 'alpha')).toBeUndefined()
+      const after = shared()
+      after.load(records)
+      expect(state(after)).toEqual(loaded)
+    })
+
+    it('checks a list that is not frozen at every load (it may have changed)', () => {
+      const records: Thing[] = [...list()]
+      shared().load(records)
+      shared().load(records)
+      records.push({ id: 4, key: 'ALPHA', owner: 1 })
+      expect(() => shared().load(records)).toThrow(UniqueConflict)
+    })
+  })
 })
 
 describe('SortedIndex', () => {
