@@ -120,9 +120,15 @@ export class Store {
 
   /** Undoes changes (taken or not), newest first, so the data is as it was before the oldest. */
   undo(changes: readonly StoreChange[]): void {
-    for (let index = changes.length - 1; index >= 0; index--) {
-      const { table, change } = changes[index]!
-      this.table(table).undo(change)
+    // Each run of one table's changes goes to the table whole (it puts deleted records back in
+    // one pass: Table `undoAll`), the newest run first.
+    let end = changes.length
+    while (end > 0) {
+      const { table } = changes[end - 1]!
+      let start = end - 1
+      while (start > 0 && changes[start - 1]!.table === table) start--
+      this.table(table).undoAll(changes.slice(start, end).map(({ change }) => change))
+      end = start
     }
   }
 

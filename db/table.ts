@@ -176,6 +176,74 @@ export class Table<T extends Row, U extends string = never, G extends string = n
     this.#matches.clear()
   }
 
+  /**
+   * Undoes a run of this table's changes, oldest first in the list, newest undone first (as
+   * {@link undo} one by one): deleted records next to each other in the run are put back in one
+   * pass. One by one, each found its place from the end and shifted the rows: undoing a cascade
+   * that deleted 20,000 orders (a write that could not be made durable) was quadratic.
+   */
+  undoAll(changes: readonly TableChange<T>[]): void {
+    const observer = this.#observer
+    this.#observer = null
+    try {
+      let deleted: T[] = []
+      const ids = new Set<number>()
+      const putBack = () => {
+        if (deleted.length > 0) this.#putMany(deleted)
+        deleted = []
+        ids.clear()
+      }
+      for (let index = changes.length - 1; index >= 0; index--) {
+        const change = changes[index]!
+        if (
+          change.kind === 'record' &&
+          change.after === undefined &&
+          change.before !== undefined &&
+          !ids.has(change.id) &&
+          !this.get(change.id)
+        ) {
+          deleted.push(change.before)
+          ids.add(change.id)
+        } else {
+          putBack()
+          this.undo(change)
+        }
+      }
+      putBack()
+    } finally {
+      this.#observer = observer
+    }
+  }
+
+  /**
+   * Puts back records that were deleted (none of them stored), with their index entries, in one
+   * merge into the rows; the derived texts and sorted views are dropped (built again on first
+   * use). Refused by a unique key as {@link #put} is, the records before it are put back.
+   */
+  #putMany(records: readonly T[]): void {
+    this.#changed()
+    let indexed = 0
+    try {
+      for (const record of records) {
+        this.#assertUnique(record)
+        this.#index(record)
+        indexed++
+      }
+    } finally {
+      const added = records.slice(0, indexed).sort((a, b) => a.id - b.id)
+      const rows = this.#rows
+      // Merged from the end, in place: the rows grow by the records, then fill from the back.
+      let from = rows.length - 1
+      let next = added.length - 1
+      for (const record of added) rows.push(record)
+      for (let to = rows.length - 1; next >= 0; to--)
+        rows[to] = from >= 0 && rows[from]!.id > added[next]!.id ? rows[from--]! : added[next--]!
+      this.#derived.clear()
+      this.#sorted.clear()
+      this.#cacheBytes = 0
+    }
+  }
+
   /** Puts back a record that was deleted, at its place in id order, with its index entries. */
   #put(record: T): void {
     this.#changed()
