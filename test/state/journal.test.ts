@@ -1,3 +1,5 @@
+import { setFlagsFromString } from 'node:v8'
+import { runInNewContext } from 'node:vm'
 import { describe, expect, it } from 'vitest'
 import { success } from '../../contract/envelope.js'
 import { Journal } from '../../state/journal.js'
@@ -31,5 +33,32 @@ describe('the journal ring', () => {
     // What a reader got earlier is its own: entries written since do not change it.
     expect(before.map((entry) => entry.path)).toEqual(['/users/2', '/users/3', '/users/4'])
     expect(journal.size).toBe(3)
+  })
+})
+
+describe("the journal's byte budget", () => {
+  it('counts what a request with many headers holds, not only their text', () => {
+    setFlagsFromString('--expose-gc')
+    const gc = runInNewContext('gc') as () => void
+    // As a transport hands them over: one object per request, a property per header (1,900
+    // one-character headers fit Node's 16 KB of headers).
+    const headers = () => {
+      const record: Record<string, string> = {}
+      for (let n = 0; n < 1900; n++) record[n.toString(36)] = '1'
+      return record
+    }
+    const budget = 4 * 1024 * 1024
+    gc()
+    const before = process.memoryUsage().heapUsed
+    const journal = new Journal({ size: 1000, bodyBytes: 1024, bytes: budget })
+    for (let n = 1; n <= 300; n++) journal.add({ ...request(n), requestHeaders: headers() })
+    gc()
+    const held = process.memoryUsage().heapUsed - before
+    expect(journal.bytes).toBeLessThanOrEqual(budget)
+    // The estimate may count more than is held (the budget then holds fewer entries), not less:
+    // counting the text alone, 279 such entries held ~14 MB of a 4 MB budget.
+    expect(held, `${(held / 1e6).toFixed(1)} MB held for ${journal.size} entries`).toBeLessThan(
+      budget * 1.25,
+    )
   })
 })
