@@ -7,8 +7,16 @@ export const statusHeaders: Readonly<Record<number, Readonly<Record<string, stri
   429: { 'retry-after': '1' },
 }
 
-/** Problems one 422 names at most (a body with 100,000 unknown fields gets a short message). */
-const MAX_PROBLEMS = 50
+/** Problems one message names at most (a body with 100,000 unknown fields gets a short message). */
+export const MAX_PROBLEMS = 50
+
+/** `a; b; …`: at most {@link MAX_PROBLEMS} problems, then how many more there are. */
+export function problemList(problems: readonly string[]): string {
+  const shown = problems.slice(0, MAX_PROBLEMS).join('; ')
+  return problems.length > MAX_PROBLEMS
+    ? `${shown}; and ${problems.length - MAX_PROBLEMS} more`
+    : shown
+}
 
 /**
  * The one error type of the API: an HTTP status, a business code (CONTRACT B5) and a
@@ -32,10 +40,7 @@ export class ApiError extends Error {
 
   /** 422 / 42200 naming every problem (`field: why`), the one shape of a validation failure. */
   static invalid(problems: readonly string[]): ApiError {
-    const shown = problems.slice(0, MAX_PROBLEMS).join('; ')
-    const more =
-      problems.length > MAX_PROBLEMS ? `; and ${problems.length - MAX_PROBLEMS} more` : ''
-    return ApiError.of('validationFailed', `validation failed: ${shown}${more}`)
+    return ApiError.of('validationFailed', `validation failed: ${problemList(problems)}`)
   }
 
   /** An error for a generic code, with its default message unless one is given. */

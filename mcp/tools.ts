@@ -1,5 +1,6 @@
 import * as z from 'zod'
 import { FRAMING_HEADERS, headerNameProblem, headerValueProblem } from '../contract/headers.js'
+import { MAX_PROBLEMS, problemList } from '../contract/api-error.js'
 import { describeIssues, distinctIssues, safeParseReporting } from '../contract/issues.js'
 import { journalQuery } from '../http/control.js'
 import { scenarioChoiceSchema } from '../http/scenario-routes.js'
@@ -176,6 +177,8 @@ const callInput = () =>
         .regex(/^\/[^?#\s]*$/, 'must be a path starting with / (like /users/2), without a query')
         .refine((path) => !path.startsWith('//'), 'must not start with //')
         .refine((path) => !DOT_SEGMENT.test(path), 'must not hold a . or .. segment (nor %2e)')
+        // A URL reads a backslash as a slash: /users\..\__sandbox would be /__sandbox.
+        .refine((path) => !path.includes('\\'), 'must not hold a backslash (a URL reads it as /)')
         .refine(
           (path) => !/^\/__sandbox(?:\/|$)/.test(path),
           'is the control API: the other tools act on it (get_data, add_override, read_journal…)',
@@ -533,8 +536,13 @@ export async function callTool(tool: Tool, args: unknown, target: Target): Promi
   }
 }
 
+/** An error result naming the input's problems: at most {@link MAX_PROBLEMS}, as over HTTP. */
 const refused = (problems: string[]): ToolResult => ({
-  structured: { error: 'invalid input', problems },
-  text: `Invalid input: ${problems.join('; ')}`,
+  structured: {
+    error: 'invalid input',
+    problems: problems.slice(0, MAX_PROBLEMS),
+    ...(problems.length > MAX_PROBLEMS ? { more: problems.length - MAX_PROBLEMS } : {}),
+  },
+  text: `Invalid input: ${problemList(problems)}`,
   isError: true,
 })

@@ -299,6 +299,11 @@ describe('shop-sandbox mcp, in process', () => {
       ['call_api', { method: 'GET', path: '/__sandbox/db' }, 'path: is the control API'],
       ['call_api', { method: 'GET', path: '/users/%2E%2e/__sandbox' }, 'path: must not hold a .'],
       ['call_api', { method: 'GET', path: '//evil.test/users' }, 'path: must not start with //'],
+      [
+        'call_api',
+        { method: 'PUT', path: '/users\\..\\__sandbox\\db', body: {} },
+        'path: must not hold a backslash',
+      ],
       ['call_api', { method: 'GET', path: '/users', body: {} }, 'body: a GET request has no body'],
       ['call_api', { method: 'GET', path: '/users', token: 'a b' }, 'token: must be a token'],
       [
@@ -320,6 +325,16 @@ describe('shop-sandbox mcp, in process', () => {
       expect(result.text).toContain(words)
       expect(result.text.startsWith('Invalid input: ')).toBe(true)
     }
+    // At most 50 problems named, as over HTTP (300,000 unknown fields made an 18 MB answer).
+    const many = await call(
+      'get_settings',
+      Object.fromEntries(Array.from({ length: 200 }, (_, n) => [`field${n}`, n])),
+    )
+    expect(many.isError).toBe(true)
+    expect(many.text).toContain('field49: is not a known field; and 150 more')
+    expect(many.text).not.toContain('field50:')
+    expect(many.structured.problems).toHaveLength(50)
+    expect(many.structured.more).toBe(150)
     const unknown = await call('drop_database')
     expect(unknown.isError).toBe(true)
     expect(unknown.text).toContain('no tool named drop_database')
