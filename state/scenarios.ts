@@ -266,6 +266,14 @@ function scenarioOf(definition: unknown, index: number, sources: ScenarioSources
   )
 }
 
+function isThenable(value: unknown): value is PromiseLike<unknown> {
+  return (
+    (typeof value === 'object' || typeof value === 'function') &&
+    value !== null &&
+    typeof (value as { then?: unknown }).then === 'function'
+  )
+}
+
 /**
  * Whether a definition's data is generated from seed options (`{ seed, counts }`): what needs
  * faker, which a browser loads on demand.
@@ -288,10 +296,19 @@ function dataOf(
   if (typeof data === 'function') {
     const make = () => {
       const store = new Store(sources.tables, sources.seed)
+      let returned: unknown
       try {
-        ;(data as (db: Store) => void)(store)
+        returned = (data as (db: Store) => unknown)(store)
       } catch (error) {
         throw refuse('data', `the function threw: ${(error as Error).message ?? String(error)}`)
+      }
+      if (isThenable(returned)) {
+        // Its changes after the first await would land in a store no one reads: said, not lost.
+        Promise.resolve(returned).catch(() => {})
+        throw refuse(
+          'data',
+          'the function returned a promise: it must change the store before it returns (an async function is not waited for)',
+        )
       }
       const check = checkSnapshot(catalog, store.snapshot())
       if (!check.ok)

@@ -302,6 +302,18 @@ describe('scenarios in code', () => {
       ],
       [{ name: 'Bad Name', description: 'd' }, /Invalid scenario 'Bad Name': name: must be/],
       [{ name: 'u' }, /Invalid scenario 'u': description:/],
+      [
+        {
+          name: 'later',
+          description: 'd',
+          // Its changes after the await would go to a store no one reads.
+          data: async (db: { table(name: string): { delete(id: number): void } }) => {
+            await Promise.resolve()
+            db.table('products').delete(1)
+          },
+        },
+        /Invalid scenario 'later': data: the function returned a promise/,
+      ],
     ]
     for (const [scenario, message] of cases)
       expect(() => createSandbox({ scenarios: [scenario] as never })).toThrow(message)
