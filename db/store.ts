@@ -166,7 +166,7 @@ export class Store {
   /** The data as one JSON document. */
   toJSON(): Document {
     const document: Record<string, Row[]> = {}
-    for (const [name, table] of this.#tables) document[name] = [...table.all()]
+    for (const [name, table] of this.#tables) document[name] = [...table.rows()]
     return document
   }
 

@@ -87,6 +87,8 @@ export class Table<T extends Row, U extends string = never, G extends string = n
    * the scan while `total` stays exact. At most {@link MATCH_CACHE_ENTRIES}, the oldest dropped.
    */
   readonly #matches = new Map<string, readonly T[]>()
+  /** What {@link all} handed out since the last write. */
+  #all: readonly T[] | null = null
   #nextId = 1
   /** Whether the indexes are still a loaded list's (see `load`): copied before the first write. */
   #sharedIndexes = false
@@ -169,8 +171,9 @@ export class Table<T extends Row, U extends string = never, G extends string = n
     return found
   }
 
-  /** Forgets what filters matched: called by every write. */
+  /** Forgets what filters matched and the list {@link all} handed out: called by every write. */
   #changed(): void {
+    this.#all = null
     if (this.#matches.size === 0) return
     for (const [filter, list] of this.#matches) this.#cacheBytes -= matchBytes(filter, list)
     this.#matches.clear()
@@ -272,8 +275,19 @@ export class Table<T extends Row, U extends string = never, G extends string = n
     return position < 0 ? undefined : this.#rows[position]
   }
 
-  /** Every record in ascending id order. A live view: copy it before holding on to it. */
+  /**
+   * Every record in ascending id order: a frozen list of its own (made again after a write), so
+   * sorting it or deleting while walking it changes nothing of the table's.
+   */
   all(): readonly T[] {
+    return (this.#all ??= Object.freeze([...this.#rows]))
+  }
+
+  /**
+   * Every record in ascending id order: the table's own list, live (every write changes it), for
+   * the readers that walk it on every request. Only to read, at once; {@link all} otherwise.
+   */
+  rows(): readonly T[] {
     return this.#rows
   }
 
@@ -439,6 +453,7 @@ export class Table<T extends Row, U extends string = never, G extends string = n
     const before = observer ? [...this.#rows] : []
     const beforeNextId = this.#nextId
     this.#rows.length = 0
+    this.#all = null
     this.#derived.clear()
     this.#sorted.clear()
     this.#matches.clear()

@@ -47,7 +47,7 @@ export function selectFields<T extends object>(
  * collections fast, or just an array of records in id order (e.g. one user's orders).
  */
 export interface ListSource<T extends { readonly id: number }> {
-  all(): readonly T[]
+  rows(): readonly T[]
   derived?(name: string, compute: (record: T) => string): readonly string[]
   sortedBy?(name: string, key: (record: T) => SortKey): SortedIndex<T>
   /** The records a filter matched, kept until the next write (a table's match cache). */
@@ -67,8 +67,8 @@ export function runListQuery<T extends { id: number }>(
   query: ListQuery<T>,
   spec: ListSpec<T>,
 ): ListPayload<Partial<T>> {
-  const table: ListSource<T> = isSource(source) ? source : { all: () => source }
-  const rows = table.all()
+  const table: ListSource<T> = isSource(source) ? source : { rows: () => source }
+  const rows = table.rows()
   const start = (query.page - 1) * query.pageSize
   const end = start + query.pageSize
   const accept = matcher(table, rows, query, spec)
@@ -160,7 +160,7 @@ function sortedPage<T extends { id: number }>(
   const key = (record: T) => sortKey(record[query.sort])
   if (records.length > INDEX_THRESHOLD && table.sortedBy) {
     const index = table.sortedBy(`sort:${query.sort}`, key)
-    return walk(index, query.order, start, end, records === table.all() ? null : idMarks(records))
+    return walk(index, query.order, start, end, records === table.rows() ? null : idMarks(records))
   }
   const sign = query.order === 'asc' ? 1 : -1
   const keyed = records.map((record) => ({ key: key(record), record }))

@@ -149,7 +149,7 @@ export class DataService implements Data {
             ? table.group(link.field, top.id)
             : // A rare admin action: scanning beats keeping a reverse index of every link in memory.
               table
-                .all()
+                .rows()
                 .filter((other) => [...link.ids!(other)].some(([, id]) => id === top.id))
                 .map((other) => other.id)
           for (const id of pointing) {

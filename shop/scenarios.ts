@@ -21,11 +21,11 @@ export const shopScenarios: readonly ScenarioDefinition[] = [
     name: 'empty',
     description: 'The two fixed accounts only: no other users, no products, no orders',
     data: (db: Store) => {
-      for (const order of [...db.table<Order>('orders').all()]) db.table('orders').delete(order.id)
-      for (const product of [...db.table<Product>('products').all()])
+      for (const order of db.table<Order>('orders').all()) db.table('orders').delete(order.id)
+      for (const product of db.table<Product>('products').all())
         db.table('products').delete(product.id)
       const accounts = new Set<number>(fixedAccounts.map((account) => account.id))
-      for (const user of [...db.table<User>('users').all()])
+      for (const user of db.table<User>('users').all())
         if (!accounts.has(user.id)) db.table('users').delete(user.id)
     },
   }),
@@ -34,7 +34,7 @@ export const shopScenarios: readonly ScenarioDefinition[] = [
     description: 'The seeded shop with every product out of stock (stock 0)',
     data: (db: Store) => {
       const products = db.table<Product>('products')
-      for (const product of [...products.all()]) products.replace({ ...product, stock: 0 })
+      for (const product of products.all()) products.replace({ ...product, stock: 0 })
     },
   }),
   defineScenario({

@@ -102,6 +102,20 @@ describe('Table', () => {
     expect(table.group('owner', 8)).toEqual([2])
   })
 
+  it('hands out its records as a list of their own: sorting it or deleting while walking it changes nothing of the table', () => {
+    const table = things()
+    for (const key of ['c', 'a', 'b']) table.insert({ key, owner: 1 })
+    const all = table.all()
+    expect(() => (all as Thing[]).sort((x, y) => (x.key < y.key ? -1 : 1))).toThrow(TypeError)
+    expect(table.all()).toBe(all)
+    expect(table.get(1)?.key).toBe('c')
+    for (const thing of table.all()) table.delete(thing.id)
+    expect(table.size).toBe(0)
+    expect(all.map((thing) => thing.id)).toEqual([1, 2, 3])
+    table.insert({ key: 'd', owner: 2 })
+    expect(table.all().map((thing) => thing.id)).toEqual([4])
+  })
+
   describe('a frozen list loaded again (every sandbox of a scenario, every reset)', () => {
     // One set of indexes, as a store's tables of one API share them.
     const options = {
