@@ -121,14 +121,17 @@ export class Table<T extends Row, U extends string = never, G extends string = n
   /**
    * Estimated bytes this table's own structures take (the records are shared between
    * sandboxes and not counted): the row list, the indexes, and the derived texts and sorted
-   * views built so far.
+   * views built so far. Indexes still shared with a loaded list (see `load`) are not its own
+   * either, until its first write copies them.
    */
   get estimatedBytes(): number {
-    const perRow =
-      ROW_BYTES + this.#unique.length * UNIQUE_ENTRY_BYTES + this.#groups.length * GROUP_ENTRY_BYTES
+    const rows = this.#rows.length * ROW_BYTES + this.#cacheBytes
+    if (this.#sharedIndexes) return rows
     let groups = 0
     for (const { ids } of this.#groups) groups += ids.size
-    return this.#rows.length * perRow + groups * GROUP_BYTES + this.#cacheBytes
+    const entries =
+      this.#unique.length * UNIQUE_ENTRY_BYTES + this.#groups.length * GROUP_ENTRY_BYTES
+    return rows + this.#rows.length * entries + groups * GROUP_BYTES
   }
 
   /** Sets (or, with null, removes) the one observer of this table's changes. */
