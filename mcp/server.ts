@@ -146,11 +146,9 @@ class Calls {
  * and the process ends when the client closes stdin or stops reading stdout.
  */
 function stdioTransport(): Transport {
-  const stdin = lineGuard(process.stdin, (bytes) => {
-    console.error(
-      `shop-sandbox mcp: a message of ${bytes} bytes and more refused (at most ${MAX_LINE_BYTES})`,
-    )
-    refuseLine(process.stdout, bytes)
+  const stdin = lineGuard(process.stdin, (refusal) => {
+    console.error(`shop-sandbox mcp: a message refused: ${refusal.message}`)
+    refuseLine(process.stdout, refusal)
   })
   process.stdin.once('end', () => process.exit(0))
   process.stdout.on('error', (error: NodeJS.ErrnoException) => {

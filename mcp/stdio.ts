@@ -1,5 +1,7 @@
 import type { Readable, Writable } from 'node:stream'
 import { Transform } from 'node:stream'
+import { JSONRPCMessageSchema } from '@modelcontextprotocol/sdk/types.js'
+import { jsonDepthExceeds } from '../http/body.js'
 
 /**
  * The longest message line the MCP server reads. An agent's largest honest input (an override
@@ -8,16 +10,66 @@ import { Transform } from 'node:stream'
  */
 export const MAX_LINE_BYTES = 4 * 2 ** 20
 
+/** How deep a message may nest: a tool's input (64 levels) inside the JSON-RPC envelope. */
+const MAX_MESSAGE_DEPTH = 72
+
+/** A JSON-RPC error for a message the server will not read: its id when it had one, or null. */
+export interface LineRefusal {
+  id: string | number | null
+  code: number
+  message: string
+}
+
 /**
- * Stdin as the SDK's stdio transport reads it, one message per line, a line past `limit`
- * dropped whole (up to its newline) instead of ending the session: `refused` is told, and
- * answers with a JSON-RPC error (it cannot name the request: it was not read).
+ * What is wrong with one message line, if anything, in JSON-RPC's words: not JSON (-32700), or
+ * not one JSON-RPC 2.0 message (-32600). The SDK's own reader drops such a line without an
+ * answer; a line nested deeper than a tool's input may be could exhaust its stack. Linear.
+ */
+export function lineProblem(line: string): LineRefusal | null {
+  if (line.trim() === '') return null
+  if (jsonDepthExceeds(line, MAX_MESSAGE_DEPTH))
+    return {
+      id: null,
+      code: -32600,
+      message: `message nests deeper than ${MAX_MESSAGE_DEPTH} levels`,
+    }
+  let message: unknown
+  try {
+    message = JSON.parse(line)
+  } catch {
+    return { id: null, code: -32700, message: 'Parse error: the message is not JSON' }
+  }
+  if (JSONRPCMessageSchema.safeParse(message).success) return null
+  const id = (message as { id?: unknown } | null)?.id
+  return {
+    id: typeof id === 'string' || (typeof id === 'number' && Number.isFinite(id)) ? id : null,
+    code: -32600,
+    message:
+      'Invalid Request: not a JSON-RPC 2.0 message (an object with jsonrpc "2.0" and a method, or a result or error)',
+  }
+}
+
+/**
+ * Stdin as the SDK's stdio transport reads it, one message per line: a line past `limit`
+ * dropped whole (up to its newline) instead of ending the session, and one that is not a
+ * JSON-RPC message ({@link lineProblem}) dropped; `refused` is told, and answers with a
+ * JSON-RPC error.
  */
 export function lineGuard(
   input: Readable,
-  refused: (bytes: number) => void,
+  refused: (refusal: LineRefusal) => void,
   limit = MAX_LINE_BYTES,
 ): Readable {
+  const tooLong = (bytes: number): LineRefusal => ({
+    id: null,
+    code: -32600,
+    message: `message of ${bytes} bytes and more refused: at most ${limit} bytes per message`,
+  })
+  const pass = (line: Buffer) => {
+    const problem = lineProblem(line.toString('utf8'))
+    if (problem) refused(problem)
+    else guard.push(line)
+  }
   let pending: Buffer[] = []
   let size = 0
   let dropping = 0
@@ -27,11 +79,11 @@ export function lineGuard(
       for (let newline = chunk.indexOf(10); newline !== -1; newline = chunk.indexOf(10, start)) {
         const piece = chunk.subarray(start, newline + 1)
         if (dropping > 0) {
-          refused(dropping + piece.length)
+          refused(tooLong(dropping + piece.length))
           dropping = 0
         } else if (size + piece.length > limit) {
-          refused(size + piece.length)
-        } else this.push(Buffer.concat([...pending, piece]))
+          refused(tooLong(size + piece.length))
+        } else pass(Buffer.concat([...pending, piece]))
         pending = []
         size = 0
         start = newline + 1
@@ -53,16 +105,7 @@ export function lineGuard(
   return input.pipe(guard)
 }
 
-/** Writes a JSON-RPC error for a message that was not read (id null, as JSON-RPC says). */
-export function refuseLine(output: Writable, bytes: number, limit = MAX_LINE_BYTES): void {
-  output.write(
-    `${JSON.stringify({
-      jsonrpc: '2.0',
-      id: null,
-      error: {
-        code: -32600,
-        message: `message of ${bytes} bytes and more refused: at most ${limit} bytes per message`,
-      },
-    })}\n`,
-  )
+/** Writes the JSON-RPC error for a message that was not read. */
+export function refuseLine(output: Writable, { id, code, message }: LineRefusal): void {
+  output.write(`${JSON.stringify({ jsonrpc: '2.0', id, error: { code, message } })}\n`)
 }

@@ -165,7 +165,7 @@ export default [{ name: 'quiet', description: 'No one ordered yet', data: { coun
 })
 
 describe('shop-sandbox mcp over stdio, as a raw client sends', () => {
-  it('refuses a message past its limit with a JSON-RPC error, and goes on serving', async () => {
+  it('refuses a message past its limit or not JSON-RPC with a JSON-RPC error, and goes on serving', async () => {
     const child = spawn(process.execPath, [bin, 'mcp'], { stdio: ['pipe', 'pipe', 'pipe'] })
     const answers: Array<{ id: number | null; result?: { tools: unknown[] }; error?: unknown }> = []
     let buffer = ''
@@ -195,9 +195,28 @@ describe('shop-sandbox mcp over stdio, as a raw client sends', () => {
       method: 'tools/call',
       params: { name: 'call_api', arguments: { method: 'POST', path: '/users', body } },
     })
+    // Lines that are not one JSON-RPC 2.0 message: answered in JSON-RPC's words, with the id
+    // when there was one (the SDK's own reader dropped them without a word).
+    child.stdin.write('not json\n')
+    send([])
+    send({ jsonrpc: '1.0', id: 7, method: 'tools/list' })
+    send({ jsonrpc: '2.0', id: 8, method: 'tools/call', params: null })
+    child.stdin.write(
+      `{"jsonrpc":"2.0","id":9,"method":"tools/list","params":{"x":${'['.repeat(100_000)}${']'.repeat(100_000)}}}\n`,
+    )
     send({ jsonrpc: '2.0', id: 3, method: 'tools/list' })
     while (!answers.some((answer) => answer.id === 3)) await once(child.stdout, 'data')
-    expect(answers.find((answer) => answer.id === null)).toEqual({
+    const errors = answers.filter((answer) => answer.id !== 3 && answer.id !== 1)
+    expect(errors.map((answer) => [answer.id, (answer.error as { code: number }).code])).toEqual([
+      [null, -32600],
+      [null, -32700],
+      [null, -32600],
+      [7, -32600],
+      [8, -32600],
+      [null, -32600],
+    ])
+    expect((errors[5]!.error as { message: string }).message).toContain('nests deeper than')
+    expect(errors[0]).toEqual({
       jsonrpc: '2.0',
       id: null,
       error: {
