@@ -68,14 +68,23 @@ export function pastAscii(value: string): boolean {
 }
 
 /**
- * Whether an answer is still on its way (a promise) rather than ready. Checked as a thenable,
- * not with `instanceof Promise`: under a test runner's sandboxed globals (Jest's environments)
- * an async function's promise need not be the global `Promise`.
+ * Whether a value is a promise (a thenable). Not `instanceof Promise`: under a test runner's
+ * sandboxed globals (Jest's environments) an async function's promise need not be the global
+ * `Promise`.
  */
+export function isThenable(value: unknown): value is PromiseLike<unknown> {
+  return (
+    (typeof value === 'object' || typeof value === 'function') &&
+    value !== null &&
+    typeof (value as { then?: unknown }).then === 'function'
+  )
+}
+
+/** Whether an answer is still on its way (a promise) rather than ready. */
 export function isPending(
   answer: ApiResponse | PromiseLike<ApiResponse>,
 ): answer is Promise<ApiResponse> {
-  return typeof (answer as { then?: unknown }).then === 'function'
+  return isThenable(answer)
 }
 
 /** Adapts a Fetch API `Request` (what MSW hands its handlers). */

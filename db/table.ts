@@ -145,19 +145,17 @@ export class Table<T extends Row, U extends string = never, G extends string = n
    * out once is never handed out again. Observers do not hear an undo.
    */
   undo(change: TableChange<T>): void {
-    const observer = this.#observer
-    this.#observer = null
-    try {
-      if (change.kind === 'load') {
-        const nextId = this.#nextId
-        this.load(change.before)
-        this.#nextId = Math.max(nextId, change.beforeNextId, this.#nextId)
-      } else if (change.before === undefined) this.delete(change.id)
-      else if (this.get(change.id)) this.replace(change.before)
-      else this.#put(change.before)
-    } finally {
-      this.#observer = observer
-    }
+    this.undoAll([change])
+  }
+
+  #undoOne(change: TableChange<T>): void {
+    if (change.kind === 'load') {
+      const nextId = this.#nextId
+      this.load(change.before)
+      this.#nextId = Math.max(nextId, change.beforeNextId, this.#nextId)
+    } else if (change.before === undefined) this.delete(change.id)
+    else if (this.get(change.id)) this.replace(change.before)
+    else this.#put(change.before)
   }
 
   /**
@@ -188,9 +186,8 @@ export class Table<T extends Row, U extends string = never, G extends string = n
   }
 
   /**
-   * Undoes a run of this table's changes, oldest first in the list, newest undone first (as
-   * {@link undo} one by one): deleted records next to each other in the run are put back in one
-   * pass. One by one, each found its place from the end and shifted the rows: undoing a cascade
+   * Undoes a run of this table's changes, oldest first in the list, newest undone first:
+   * deleted records next to each other in the run are put back in one pass. One by one, each found its place from the end and shifted the rows: undoing a cascade
    * that deleted 20,000 orders (a write that could not be made durable) was quadratic.
    */
   undoAll(changes: readonly TableChange<T>[]): void {
@@ -200,7 +197,8 @@ export class Table<T extends Row, U extends string = never, G extends string = n
       let deleted: T[] = []
       const ids = new Set<number>()
       const putBack = () => {
-        if (deleted.length > 0) this.#putMany(deleted)
+        if (deleted.length === 1) this.#put(deleted[0]!)
+        else if (deleted.length > 1) this.#putMany(deleted)
         deleted = []
         ids.clear()
       }
@@ -217,7 +215,7 @@ export class Table<T extends Row, U extends string = never, G extends string = n
           ids.add(change.id)
         } else {
           putBack()
-          this.undo(change)
+          this.#undoOne(change)
         }
       }
       putBack()
@@ -474,9 +472,9 @@ export class Table<T extends Row, U extends string = never, G extends string = n
       for (let left = sorted.length; left > 0; left -= 5000) onIndexed?.(Math.min(left, 5000))
     } else {
       this.#indexAll(sorted, onIndexed)
-      // The second load of a list keeps a copy of its indexes for the loads after it.
+      // The second load of a list keeps its indexes for the loads after it.
       if (frozen)
-        loadedIndexes.set(records, loaded === undefined ? null : this.#indexCopies(loaded))
+        loadedIndexes.set(records, loaded === undefined ? null : this.#keepIndexes(loaded))
     }
     this.#nextId = Math.max(nextId, (this.#rows.at(-1)?.id ?? 0) + 1)
     observer?.({ kind: 'load', before, beforeNextId })
@@ -503,14 +501,18 @@ export class Table<T extends Row, U extends string = never, G extends string = n
       for (const [key, members] of ids) if (members.length > 1) ids.set(key, members.slice())
   }
 
-  /** This table's indexes added to what was kept of a list's (copies: the table's own change). */
-  #indexCopies(loaded: LoadedIndexes | null): LoadedIndexes {
+  /**
+   * What was kept of a list's indexes, with this table's added: kept as they are, shared from
+   * now on (this table copies them before its first write, as every table sharing them does).
+   */
+  #keepIndexes(loaded: LoadedIndexes | null): LoadedIndexes {
     const kept: LoadedIndexes = {
       unique: new Map(loaded?.unique),
       groups: new Map(loaded?.groups),
     }
-    for (const { index, ids } of this.#unique) kept.unique.set(index.key, new Map(ids))
-    for (const { index, ids } of this.#groups) kept.groups.set(index.key, copyGroups(ids))
+    for (const { index, ids } of this.#unique) kept.unique.set(index.key, ids)
+    for (const { index, ids } of this.#groups) kept.groups.set(index.key, ids)
+    this.#sharedIndexes = true
     return kept
   }
 

@@ -1,7 +1,7 @@
 import type { Readable, Writable } from 'node:stream'
 import { Transform } from 'node:stream'
 import { JSONRPCMessageSchema } from '@modelcontextprotocol/sdk/types.js'
-import { jsonDepthExceeds } from '../http/body.js'
+import { jsonDepthExceeds, MAX_JSON_DEPTH } from '../http/body.js'
 
 /**
  * The longest message line the MCP server reads. An agent's largest honest input (an override
@@ -10,8 +10,8 @@ import { jsonDepthExceeds } from '../http/body.js'
  */
 export const MAX_LINE_BYTES = 4 * 2 ** 20
 
-/** How deep a message may nest: a tool's input (64 levels) inside the JSON-RPC envelope. */
-const MAX_MESSAGE_DEPTH = 72
+/** How deep a message may nest: a tool's input (as deep as a body) inside the JSON-RPC envelope. */
+const MAX_MESSAGE_DEPTH = MAX_JSON_DEPTH + 8
 
 /** A JSON-RPC error for a message the server will not read: its id when it had one, or null. */
 export interface LineRefusal {

@@ -2,6 +2,7 @@ import * as z from 'zod'
 import { FRAMING_HEADERS, headerNameProblem, headerValueProblem } from '../contract/headers.js'
 import { MAX_PROBLEMS, problemList } from '../contract/api-error.js'
 import { describeIssues, distinctIssues, safeParseReporting } from '../contract/issues.js'
+import { MAX_JSON_DEPTH } from '../http/body.js'
 import { journalQuery } from '../http/control.js'
 import { scenarioChoiceSchema } from '../http/scenario-routes.js'
 import { sandboxIdSchema } from '../http/steps/sandbox.js'
@@ -478,8 +479,8 @@ export function inputJsonSchema(tool: Tool): Record<string, unknown> {
   return schema
 }
 
-/** How deep an input may nest (objects and arrays): more is refused before it is read. */
-const MAX_DEPTH = 64
+/** How deep an input may nest (objects and arrays), as a body may (C3): more is refused before it is read. */
+const MAX_DEPTH = MAX_JSON_DEPTH
 
 /** Characters of structured content a result carries at most (beside its text). */
 export const MAX_STRUCTURED = 2 * MAX_TEXT

@@ -1,5 +1,6 @@
 import { distance } from 'fastest-levenshtein'
 import { ApiError } from '../contract/api-error.js'
+import { isThenable } from '../contract/exchange.js'
 import { describeIssue, safeParseReporting } from '../contract/issues.js'
 import { clip } from '../contract/params.js'
 import type { Document, Snapshot, TableSpec } from '../db/store.js'
@@ -263,14 +264,6 @@ function scenarioOf(definition: unknown, index: number, sources: ScenarioSources
   const [kind, make] = dataOf(given.data, sources, refuse, sources.proven.has(definition))
   return new Scenario(name, given.description, kind, overrides, settings, make, () =>
     seedSourcesFor(sources.catalog),
-  )
-}
-
-function isThenable(value: unknown): value is PromiseLike<unknown> {
-  return (
-    (typeof value === 'object' || typeof value === 'function') &&
-    value !== null &&
-    typeof (value as { then?: unknown }).then === 'function'
   )
 }
 
