@@ -10,12 +10,14 @@ export const statusHeaders: Readonly<Record<number, Readonly<Record<string, stri
 /** Problems one message names at most (a body with 100,000 unknown fields gets a short message). */
 export const MAX_PROBLEMS = 50
 
-/** `a; b; …`: at most {@link MAX_PROBLEMS} problems, then how many more there are. */
-export function problemList(problems: readonly string[]): string {
+/**
+ * `a; b; …`: at most {@link MAX_PROBLEMS} problems, then how many more there are (those past the
+ * list, and `uncounted` more a caller counted without writing them out).
+ */
+export function problemList(problems: readonly string[], uncounted = 0): string {
   const shown = problems.slice(0, MAX_PROBLEMS).join('; ')
-  return problems.length > MAX_PROBLEMS
-    ? `${shown}; and ${problems.length - MAX_PROBLEMS} more`
-    : shown
+  const more = Math.max(0, problems.length - MAX_PROBLEMS) + uncounted
+  return more > 0 ? `${shown}; and ${more} more` : shown
 }
 
 /**
@@ -39,8 +41,8 @@ export class ApiError extends Error {
   }
 
   /** 422 / 42200 naming every problem (`field: why`), the one shape of a validation failure. */
-  static invalid(problems: readonly string[]): ApiError {
-    return ApiError.of('validationFailed', `validation failed: ${problemList(problems)}`)
+  static invalid(problems: readonly string[], uncounted = 0): ApiError {
+    return ApiError.of('validationFailed', `validation failed: ${problemList(problems, uncounted)}`)
   }
 
   /** An error for a generic code, with its default message unless one is given. */

@@ -1,6 +1,11 @@
 import * as z from 'zod'
-import { describeIssues, distinctIssues, safeParseReporting } from '../contract/issues.js'
-import { ApiError } from '../contract/api-error.js'
+import {
+  describeIssue,
+  describeIssues,
+  distinctIssues,
+  safeParseReporting,
+} from '../contract/issues.js'
+import { ApiError, MAX_PROBLEMS } from '../contract/api-error.js'
 import type { ApiRequest } from '../contract/exchange.js'
 import { clip } from '../contract/params.js'
 import { limitFlag } from '../state/limits.js'
@@ -130,37 +135,74 @@ export function validateBody<S extends z.ZodType>(
   references?: (body: unknown) => string[],
 ): z.output<S> {
   const checksFields = rules.strict || rules.closed === true
-  const suffix = rules.closed ? '' : ' (strict mode)'
-  const problems = checksFields ? extraFields(schema, body, '', rules.readOnly, suffix) : []
-  const result = safeParseReporting(schema, body)
+  const found: Found = { problems: [], more: 0 }
+  // Checking fields, zod parses only what the schema knows (unknown keys were reported here).
+  const known = checksFields
+    ? knownPart(schema, body, '', rules, rules.closed ? '' : ' (strict mode)', found)
+    : body
+  const result = safeParseReporting(schema, known)
   if (!result.success) {
     for (const issue of distinctIssues(result.error.issues)) {
-      // Unknown keys were reported above, each with its path.
       if (checksFields && issue.code === 'unrecognized_keys') continue
-      problems.push(...describeIssues(issue))
+      for (const problem of describeIssues(issue)) note(found, problem)
     }
   }
   // References (unknown user, unknown or inactive product) are read from the raw body, so one
   // 422 names them beside every other failing field.
-  if (references) problems.push(...references(body))
-  if (problems.length > 0 || !result.success) {
-    throw ApiError.invalid(problems)
+  if (references) for (const problem of references(body)) note(found, problem)
+  if (found.problems.length > 0 || !result.success) {
+    throw ApiError.invalid(found.problems, found.more)
   }
   return result.data
 }
 
-function extraFields(
+/** A body's problems: the first {@link MAX_PROBLEMS} as text (what the message shows), the rest counted. */
+interface Found {
+  problems: string[]
+  more: number
+}
+
+function note(found: Found, problem: string): void {
+  if (found.problems.length < MAX_PROBLEMS) found.problems.push(problem)
+  else found.more++
+}
+
+/**
+ * The part of a body its schema knows, reporting the rest (unknown and read-only fields) into
+ * `found`: the body itself when nothing is unknown, else a copy without those fields; a list longer
+ * than its schema allows is reported (first) and cut to its limit. One walk of the body, so a 1 MiB
+ * body of 90,000 unknown keys (or 60,000 list items where 100 are allowed) costs that walk, not a
+ * problem text and a zod issue each.
+ */
+function knownPart(
   schema: z.ZodType,
   value: unknown,
   path: string,
-  readOnly: readonly string[],
+  rules: BodyRules,
   suffix: string,
-): string[] {
+  found: Found,
+): unknown {
   const inner = unwrap(schema)
   if (inner instanceof z.ZodArray && Array.isArray(value)) {
-    return value.flatMap((item, index) =>
-      extraFields(inner.element as z.ZodType, item, `${path}[${index}]`, readOnly, suffix),
-    )
+    const max = longest(inner)
+    // Too long: said here, first, and zod checks only the items the list may have.
+    const tooLong = value.length > max
+    if (tooLong) note(found, describeIssue(tooManyItems(max), path || 'body'))
+    const items = tooLong ? value.slice(0, max) : value
+    let copy: unknown[] | undefined
+    for (let index = 0; index < items.length; index++) {
+      const item: unknown = items[index]
+      const kept = knownPart(
+        inner.element as z.ZodType,
+        item,
+        `${path}[${index}]`,
+        rules,
+        suffix,
+        found,
+      )
+      if (kept !== item) (copy ??= items.slice())[index] = kept
+    }
+    return copy ?? items
   }
   if (
     !(inner instanceof z.ZodObject) ||
@@ -168,21 +210,73 @@ function extraFields(
     value === null ||
     Array.isArray(value)
   ) {
-    return []
+    return value
   }
   const shape = inner.shape as Record<string, z.ZodType>
-  const problems: string[] = []
-  for (const [key, child] of Object.entries(value)) {
-    const at = path ? `${path}.${clip(key)}` : clip(key)
-    const field = Object.hasOwn(shape, key) ? shape[key] : undefined
-    if (field)
-      for (const problem of extraFields(field, child, at, readOnly, suffix)) problems.push(problem)
-    else
-      problems.push(
-        `${at}: ${readOnly.includes(key) ? 'is read-only' : 'is not a known field'}${suffix}`,
+  const fields = value as Record<string, unknown>
+  let copy: Record<string, unknown> | undefined
+  const keys = Object.keys(fields)
+  for (let index = 0; index < keys.length; index++) {
+    const key = keys[index]!
+    const child = fields[key]
+    if (Object.hasOwn(shape, key)) {
+      const kept = knownPart(
+        shape[key]!,
+        child,
+        path ? `${path}.${clip(key)}` : clip(key),
+        rules,
+        suffix,
+        found,
       )
+      if (kept !== child || copy) (copy ??= pick(fields, keys, index, shape))[key] = kept
+    } else {
+      if (found.problems.length < MAX_PROBLEMS) {
+        const at = path ? `${path}.${clip(key)}` : clip(key)
+        found.problems.push(
+          `${at}: ${rules.readOnly.includes(key) ? 'is read-only' : 'is not a known field'}${suffix}`,
+        )
+      } else found.more++
+      copy ??= pick(fields, keys, index, shape)
+    }
   }
-  return problems
+  return copy ?? value
+}
+
+/** A new object with the schema's fields among the first `count` keys of `fields`. */
+function pick(
+  fields: Record<string, unknown>,
+  keys: readonly string[],
+  count: number,
+  shape: Record<string, unknown>,
+): Record<string, unknown> {
+  const copy: Record<string, unknown> = {}
+  for (let index = 0; index < count; index++) {
+    const key = keys[index]!
+    if (Object.hasOwn(shape, key)) copy[key] = fields[key]
+  }
+  return copy
+}
+
+/** The issue zod makes for a list longer than \`max\` items. */
+const tooManyItems = (max: number): z.core.$ZodIssue =>
+  ({
+    code: 'too_big',
+    origin: 'array',
+    maximum: max,
+    inclusive: true,
+    path: [],
+    message: '',
+  }) as z.core.$ZodIssue
+
+/** The most items a list schema allows (its `.max()`), or no limit. */
+function longest(schema: z.ZodArray): number {
+  let max = Infinity
+  for (const check of schema._zod.def.checks ?? []) {
+    const def = check._zod.def as { check?: string; maximum?: unknown }
+    if (def.check === 'max_length' && typeof def.maximum === 'number')
+      max = Math.min(max, def.maximum)
+  }
+  return max
 }
 
 function unwrap(schema: z.ZodType): z.ZodType {

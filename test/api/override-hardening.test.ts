@@ -81,6 +81,38 @@ describe('overrides are validated field by field (422 naming the field)', () => 
     expect(reply.body.message).toBe('validation failed: colour: is not a known field')
   })
 
+  it('many unknown keys: the first 50 named, the rest counted with every other problem', async () => {
+    const unknown = Object.fromEntries(Array.from({ length: 20_000 }, (_, i) => [`k${i}`, i]))
+    const reply = await override({ ...unknown, path: 'nope', response: { status: 200 } })
+    expect(reply.status).toBe(422)
+    const message = reply.body.message as string
+    expect(message.startsWith('validation failed: k0: is not a known field; k1: ')).toBe(true)
+    expect(message).toContain('k49: is not a known field; and 19951 more')
+    expect(message).not.toContain('k50:')
+  })
+
+  it('the known fields of a body with unknown keys are still checked', async () => {
+    const reply = await override({
+      path: 'nope',
+      colour: 'red',
+      response: { status: 200, shade: 'dark' },
+    })
+    expect(reply.body.message).toBe(
+      'validation failed: colour: is not a known field; response.shade: is not a known field; path: must be a path starting with / (like /users/{user_id}), without a query, fragment, spaces or control characters',
+    )
+  })
+
+  it('a sequence far past its limit is refused as too long, its items unread', async () => {
+    const responses = Array.from({ length: 30_000 }, () => ({ status: 200, extra: 1 }))
+    const reply = await override({ path: '/users', responses })
+    expect(reply.status).toBe(422)
+    // Said first; the items the list may have are checked, not the 29,900 after them.
+    expect(reply.body.message).toMatch(
+      /^validation failed: responses: must have at most 100 items; responses\[0\]\.extra: is not a known field; /,
+    )
+    expect(reply.body.message).toContain('responses[48].extra: is not a known field; and 51 more')
+  })
+
   it('a path is described in words, not as a regular expression', async () => {
     const reply = await override({ path: 'users?x', response: { status: 200 } })
     expect(reply.body.message).toBe(
