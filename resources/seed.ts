@@ -3,7 +3,7 @@ import { definedOnly } from '../db/defined-only.js'
 import type { ProgressReporter } from '../db/progress.js'
 import type { Snapshot } from '../db/store.js'
 import type { UniqueKey } from '../db/table.js'
-import { foldCase } from '../db/store.js'
+import { foldCase, freezeDocument } from '../db/store.js'
 import { notJson } from '../contract/json-size.js'
 import { describeIssue, safeParseReporting } from '../contract/issues.js'
 import { linkProblem, thrown } from './document.js'
@@ -76,6 +76,45 @@ const preparedFiles = new Map<Catalog, string>()
  */
 export function prepareDefaultSeed(catalog: Catalog, file: string): void {
   preparedFiles.set(catalog, file)
+}
+
+/**
+ * Data sets generated for the sandboxes of a catalog, by their options (seed and counts), the
+ * last {@link KEPT_DATA_SETS} asked for: a seeded data set is the same bytes every time, so a test
+ * file that makes a sandbox per test in \`big\` (31,000 records, ~0.5 s to generate) or with its
+ * own counts generates it once, and every sandbox loads the same frozen lists (sharing their
+ * indexes until it writes: db/table.ts). Catalogs made for one sandbox (\`resources\`) are not
+ * kept, so neither is their data.
+ */
+const generated = new WeakMap<Catalog, Map<string, Snapshot>>()
+const KEPT_DATA_SETS = 2
+
+/**
+ * A sandbox's data set for these options, frozen ({@link seedCatalog}, generated once per catalog
+ * and options while kept).
+ */
+export function seededDocument(
+  catalog: Catalog,
+  options: Readonly<Record<string, unknown>>,
+  onProgress?: ProgressReporter,
+): Snapshot {
+  const counts = resolveSeedOptions(catalog, options)
+  const key = JSON.stringify([counts.seed, ...catalog.names.map((name) => counts[name])])
+  let kept = generated.get(catalog)
+  const hit = kept?.get(key)
+  if (kept && hit) {
+    // The most recently asked for is the last to go.
+    kept.delete(key)
+    kept.set(key, hit)
+    const total = catalog.names.reduce((sum, name) => sum + hit[name]!.length, 0)
+    onProgress?.('generating', total, total)
+    return hit
+  }
+  const made = freezeDocument(seedCatalog(catalog, counts, onProgress))
+  if (!kept) generated.set(catalog, (kept = new Map()))
+  kept.set(key, made)
+  if (kept.size > KEPT_DATA_SETS) kept.delete(kept.keys().next().value!)
+  return made
 }
 
 /** Every catalog {@link prepareDefaultSeed} registered, with its file. */

@@ -2,7 +2,7 @@ import type { HttpHandler } from 'msw'
 import { describeIssue, safeParseReporting } from '../contract/issues.js'
 import type { Snapshot } from '../db/store.js'
 import { checkSnapshot } from '../resources/document.js'
-import { seedCatalog } from '../resources/seed.js'
+import { seededDocument } from '../resources/seed.js'
 import type { Store } from '../db/store.js'
 import { freezeDocument } from '../db/store.js'
 import type { ApiDefinition } from '../resources/api.js'
@@ -150,8 +150,10 @@ export function createApiSandbox<
   const routes = apiRoutes(catalog)
   checkPaths(resolved, routes)
   // Frozen: every X-Sandbox-Id sandbox and every reset loads it again (db/table.ts `load`).
-  const seed = freezeDocument(
-    seedCatalog(catalog, { ...resolved.counts, seed: resolved.seed }, options.onProgress),
+  const seed = seededDocument(
+    catalog,
+    { ...resolved.counts, seed: resolved.seed },
+    options.onProgress,
   )
   const issued = new WeakSet<object>()
   const tables = catalog.resources.map((resource) => resource.table)

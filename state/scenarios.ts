@@ -7,7 +7,7 @@ import type { Document, Snapshot, TableSpec } from '../db/store.js'
 import { freezeDocument, Store } from '../db/store.js'
 import type { Catalog } from '../resources/catalog.js'
 import { checkSnapshot } from '../resources/document.js'
-import { resolveSeedOptions, seedCatalog } from '../resources/seed.js'
+import { resolveSeedOptions, seededDocument } from '../resources/seed.js'
 import { seedSourcesFor } from '../resources/seed-sources.js'
 import type { OverrideLimits } from './limits.js'
 import type { OverrideInput, ParsedOverride } from './overrides/index.js'
@@ -331,7 +331,7 @@ function dataOf(
     } catch (error) {
       throw refuse('data', (error as Error).message.replace(/^Invalid sandbox options: /, ''))
     }
-    return ['seed', () => freezeDocument(seedCatalog(catalog, options))]
+    return ['seed', () => seededDocument(catalog, options)]
   }
   const check = checkSnapshot(catalog, data)
   if (!check.ok) throw refuse('data', check.problem)
