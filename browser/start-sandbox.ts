@@ -14,11 +14,11 @@ import type { UnhandledStrategy } from '../sandbox/unhandled.js'
 import { unhandledOptions } from '../sandbox/unhandled.js'
 import { claims, createHandlers, toFetchResponse } from '../sandbox/msw-handlers.js'
 import { apiRoutes } from '../http/routes.js'
-import { isSeedData, unknownScenario } from '../state/scenarios.js'
+import { DEFAULT_SCENARIO, isSeedData, unknownScenario } from '../state/scenarios.js'
 import type { ApiRequest } from '../contract/exchange.js'
 import { fromFetchRequest } from '../contract/exchange.js'
 import type { ConsolePanel, ConsolePanelOptions } from './console-panel.js'
-import { persistInStorage } from './storage-persistence.js'
+import { persistInStorage, savedScenario } from './storage-persistence.js'
 
 /** What `startSandbox` adds to the sandbox's options: the service worker's. */
 export interface WorkerOptions {
@@ -134,16 +134,20 @@ export async function startApiSandbox(
       ? new URLSearchParams(location.search).get('scenario')
       : null
   const definitions = [...(options.api.scenarios ?? []), ...(sandboxOptions.scenarios ?? [])]
-  const starting = definitions.some(({ name }) => name === addressed) ? addressed! : undefined
+  const names = [DEFAULT_SCENARIO, ...definitions.map(({ name }) => name)]
+  const known = (name: string | null) => name !== null && names.includes(name)
+  const key = persist === false ? null : persist === true ? 'shop-sandbox:db' : persist.key
+  // Chosen for this page (the option, or a scenario the address names), else, persisting, the
+  // one the saved data belong to.
+  const chosen = sandboxOptions.scenario ?? (known(addressed) ? addressed : null)
+  const saved = key !== null && chosen === null ? await savedScenario(key) : null
+  const starting = chosen ?? (known(saved) ? saved : null)
   // faker only when the data is generated in the page: a data set the build prepared needs none.
   await loadFakerFor({ ...options, ...(starting ? { scenario: starting } : {}) })
   const catalog = Catalog.of(options.api, options.resources ?? [])
-  if (
-    addressed !== null &&
-    !['default', ...definitions.map(({ name }) => name)].includes(addressed)
-  )
+  if (addressed !== null && !known(addressed))
     console.warn(
-      `[shop-sandbox] ?scenario=${addressed.slice(0, 64)} names no scenario: ${unknownScenario(addressed, ['default', ...definitions.map(({ name }) => name)])}; starting in default`,
+      `[shop-sandbox] ?scenario=${addressed.slice(0, 64)} names no scenario: ${unknownScenario(addressed, names)}; starting in ${starting ?? DEFAULT_SCENARIO}`,
     )
   const sandbox = createApiSandbox({
     // Beside the app's own files, the document lives under the API's base path.
@@ -151,13 +155,13 @@ export async function startApiSandbox(
     ...sandboxOptions,
     ...(starting ? { scenario: starting } : {}),
   })
-  const persistence = persist
-    ? await persistInStorage(
-        sandbox.db,
-        sandbox.options.catalog,
-        persist === true ? 'shop-sandbox:db' : persist.key,
-      )
-    : null
+  const persistence =
+    key === null
+      ? null
+      : await persistInStorage(sandbox.db, sandbox.options.catalog, key, {
+          current: () => sandbox.scenario,
+          chosen,
+        })
   // With persistence, writes run one tab at a time on the newest data (ids unique across tabs),
   // and are answered once stored.
   const answer = (request: ApiRequest) =>

@@ -4,12 +4,29 @@ import type { ApiResponse } from '../contract/exchange.js'
 import { checkSnapshot } from '../resources/document.js'
 import type { Snapshot, Store } from '../db/store.js'
 import type { Catalog } from '../resources/catalog.js'
+import { DEFAULT_SCENARIO } from '../state/scenarios.js'
 
-/** What is kept: the data with its id sequences, and a revision every save increases. */
+/**
+ * What is kept: the data with its id sequences, a revision every save increases, and the
+ * scenario the data belong to (none in saves made before it was kept: \`default\`).
+ */
 interface Saved {
   version: 1
   revision: number
   snapshot: Snapshot
+  scenario: string
+}
+
+/** The sandbox's scenario, as persistence sees it. */
+export interface PersistedScenario {
+  /** The one it is in now: saved with its data. */
+  current(): string
+  /**
+   * The one this page asked for (its address's \`?scenario=\`, or the option), or null: saved
+   * data of another scenario give way to it (a link opens the app in that state), and are
+   * kept when they belong to it (a reload keeps what was written in it).
+   */
+  chosen: string | null
 }
 
 /** The browser side of a persisted store: stop, and run a write with every tab in step. */
@@ -40,6 +57,7 @@ export async function persistInStorage(
   store: Store,
   catalog: Catalog,
   key: string,
+  scenario: PersistedScenario,
 ): Promise<StoragePersistence> {
   const database = await openDatabase()
   const locks = (globalThis.navigator as Navigator | undefined)?.locks
@@ -62,7 +80,12 @@ export async function persistInStorage(
   /** Saves this tab's data as the next revision, and tells the other tabs; throws when it cannot. */
   const save = async () => {
     const next = revision + 1
-    await write(database, key, { version: 1, revision: next, snapshot: store.snapshot() })
+    await write(database, key, {
+      version: 1,
+      revision: next,
+      snapshot: store.snapshot(),
+      scenario: scenario.current(),
+    })
     revision = next
     channel.postMessage(next)
   }
@@ -77,8 +100,16 @@ export async function persistInStorage(
   store.track()
   try {
     await serialized(async () => {
-      await catchUp()
-      if (revision === 0) await save()
+      const saved = await read(database, catalog, key)
+      if (saved && (scenario.chosen === null || saved.scenario === scenario.chosen)) {
+        store.untracked(() => store.restore(saved.snapshot))
+        revision = saved.revision
+      } else {
+        // Nothing saved, or saved in another scenario than the one asked for: this page's data
+        // are saved (as the next revision: other tabs load them).
+        revision = saved?.revision ?? 0
+        await save()
+      }
     })
   } catch (error) {
     // Storage refuses even the first save (a full quota): the sandbox starts from the seed,
@@ -145,12 +176,17 @@ function openDatabase(): Promise<IDBDatabase> {
   })
 }
 
-async function read(database: IDBDatabase, catalog: Catalog, key: string): Promise<Saved | null> {
-  const value = await new Promise<unknown>((resolve, reject) => {
+/** What is stored under \`key\`, unchecked. */
+function readRaw(database: IDBDatabase, key: string): Promise<unknown> {
+  return new Promise<unknown>((resolve, reject) => {
     const request = database.transaction(STORE, 'readonly').objectStore(STORE).get(key)
     request.onsuccess = () => resolve(request.result)
     request.onerror = () => reject(request.error)
   })
+}
+
+async function read(database: IDBDatabase, catalog: Catalog, key: string): Promise<Saved | null> {
+  const value = await readRaw(database, key)
   if (value === undefined) return null
   const saved = value as Partial<Saved>
   const check = checkSnapshot(catalog, saved.snapshot)
@@ -160,7 +196,27 @@ async function read(database: IDBDatabase, catalog: Catalog, key: string): Promi
     )
     return null
   }
-  return { version: 1, revision: saved.revision, snapshot: check.document as Snapshot }
+  return {
+    version: 1,
+    revision: saved.revision,
+    snapshot: check.document as Snapshot,
+    scenario: typeof saved.scenario === 'string' ? saved.scenario : DEFAULT_SCENARIO,
+  }
+}
+
+/**
+ * The scenario of the data saved under \`key\` (unchecked: the data are checked when loaded), or
+ * null when nothing is saved: a page that names none starts in it.
+ */
+export async function savedScenario(key: string): Promise<string | null> {
+  const database = await openDatabase()
+  try {
+    const saved = (await readRaw(database, key)) as Partial<Saved> | undefined
+    if (saved?.version !== 1) return null
+    return typeof saved.scenario === 'string' ? saved.scenario : DEFAULT_SCENARIO
+  } finally {
+    database.close()
+  }
 }
 
 /** Stores `saved`; resolves once the transaction has committed, durably (`strict`). */

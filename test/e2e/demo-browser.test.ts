@@ -125,6 +125,35 @@ describe.runIf(run)('browser mode in Chromium', () => {
     expect(next.body.data.id).toBe(created.body.data.id + 1)
   })
 
+  it('persist and ?scenario=: the link opens that state, a reload keeps what was written in it, a page naming none starts in it', async () => {
+    const context = await demo.newContext()
+    contexts.push(context)
+    const state = async (page: Page) => ({
+      scenario: (await pageFetch(page, '/__sandbox', { token: null })).body.data.scenario,
+      products: (await pageFetch(page, '/products?pageSize=1')).body.data.total,
+    })
+    const first = await open('?persist=1', context)
+    expect(await state(first)).toEqual({ scenario: 'default', products: 30 })
+    await first.close()
+    // Saved data of another scenario give way to the one the address names.
+    const empty = await open('?persist=1&scenario=empty', context)
+    expect(await state(empty)).toEqual({ scenario: 'empty', products: 0 })
+    const created = await pageFetch(empty, '/products', {
+      method: 'POST',
+      body: { name: 'Only One', sku: 'ONLY-1', price: 5, stock: 1 },
+    })
+    expect(created.status).toBe(201)
+    await empty.reload()
+    await empty.waitForSelector('html[data-sandbox="ready"]')
+    expect(await state(empty)).toEqual({ scenario: 'empty', products: 1 })
+    await empty.close()
+    const plain = await open('?persist=1', context)
+    expect(await state(plain)).toEqual({ scenario: 'empty', products: 1 })
+    await plain.close()
+    const back = await open('?persist=1&scenario=default', context)
+    expect(await state(back)).toEqual({ scenario: 'default', products: 30 })
+  })
+
   it('two tabs with persist writing at the same moment: unique ids, nothing acknowledged lost, both converge', async () => {
     const context = await demo.newContext()
     contexts.push(context)
