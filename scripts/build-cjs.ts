@@ -9,7 +9,7 @@
  * Runs after `tsc` in `npm run build`.
  */
 import { build } from 'esbuild'
-import { copyFileSync, mkdirSync, readdirSync, writeFileSync } from 'node:fs'
+import { mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs'
 import { dirname, join, relative } from 'node:path'
 import { recordBundled } from './third-party.js'
 
@@ -69,10 +69,17 @@ const vendor = async (contents: string, file: string) => {
 await vendor(`export { faker } from '${fakerModule}'`, 'faker.js')
 // faker's English locale alone (its definitions, no second Faker class), for seeders of your own.
 await vendor(`export { en } from '@faker-js/faker'`, 'faker-en.js')
+// faker is ESM only: a CommonJS declaration file imports its types as such (TypeScript refuses
+// the bare import under node16 and nodenext: TS1541).
+const fakerTypes = /from '@faker-js\/faker';/g
 for (const file of all.filter((name) => name.endsWith('.d.ts'))) {
   const target = join(out, relative(dist, file))
   mkdirSync(dirname(target), { recursive: true })
-  copyFileSync(file, target)
+  const text = readFileSync(file, 'utf8')
+  writeFileSync(
+    target,
+    text.replace(fakerTypes, "from '@faker-js/faker' with { 'resolution-mode': 'import' };"),
+  )
 }
 // faker 10 is ESM only: the CommonJS build requires its bundled copy instead, synchronously, from
 // the seeder's loader (replaced whole: Jest then loads faker in the test's own module registry).
