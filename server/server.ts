@@ -47,15 +47,33 @@ function answerRaw(socket: Duplex, answer: 'timeout' | ApiError): void {
   }
   const id = `X-Request-Id: ${requestIdFor(null)}\r\n`
   if (answer === 'timeout') {
-    socket.end(
+    return closeWith(
+      socket,
       `HTTP/1.1 408 Request Timeout\r\nConnection: close\r\n${id}Content-Length: 0\r\n\r\n`,
     )
-    return
   }
   const body = failure(answer).body ?? ''
-  socket.end(
+  closeWith(
+    socket,
     `HTTP/1.1 ${answer.status} ${STATUS_CODES[answer.status]}\r\nConnection: close\r\n${id}Content-Type: ${JSON_CONTENT_TYPE}\r\nContent-Length: ${Buffer.byteLength(body)}\r\n\r\n${body}`,
   )
+}
+
+/** How long a connection answered outside HTTP's flow stays open for its client to read and close. */
+const CLOSE_GRACE_MS = 1000
+
+/**
+ * Sends the last bytes of a connection and closes it. The server keeps half-open connections
+ * (below, \`httpAllowHalfOpen\`): ended, a socket whose client never closes its side would stay,
+ * a file descriptor each, for good (a thousand silent clients after their 408s held a thousand;
+ * enough of them and no one could connect). So it is destroyed a moment after, unless the client
+ * closed first.
+ */
+function closeWith(socket: Duplex, text: string): void {
+  socket.end(text)
+  const timer = setTimeout(() => socket.destroy(), CLOSE_GRACE_MS)
+  timer.unref()
+  socket.once('close', () => clearTimeout(timer))
 }
 
 /** A started sandbox server (of an API whose resources are `D`). */

@@ -77,6 +77,40 @@ describe('connection faults: the server keeps serving', () => {
     await stillServing()
   })
 
+  it('when silent clients never close their side: after the 408 the server lets go of each socket', async () => {
+    const connections = () =>
+      new Promise<number>((resolve, reject) =>
+        server.server.getConnections((error, count) => (error ? reject(error) : resolve(count))),
+      )
+    const before = await connections()
+    const timedOut: Promise<void>[] = []
+    const sockets = await Promise.all(
+      Array.from({ length: 30 }, async () => {
+        const socket = await new Promise<Socket>((resolve, reject) => {
+          // Half-open: reads the answer and the server's FIN, never sends its own.
+          const opened = connect({ port, host: '127.0.0.1', allowHalfOpen: true }, () =>
+            resolve(opened),
+          )
+          opened.on('error', reject)
+        })
+        socket.on('error', () => undefined)
+        timedOut.push(
+          new Promise((resolve) =>
+            socket.on('data', (chunk) => {
+              if (String(chunk).startsWith('HTTP/1.1 408 ')) resolve()
+            }),
+          ),
+        )
+        return socket
+      }),
+    )
+    await expect.poll(connections).toBeGreaterThanOrEqual(before + 30)
+    await Promise.all(timedOut)
+    await expect.poll(connections, { timeout: 4000, interval: 100 }).toBeLessThanOrEqual(before)
+    for (const socket of sockets) socket.destroy()
+    await stillServing()
+  })
+
   it('when a client sends garbage instead of HTTP', async () => {
     const socket = await open()
     const closed = closedBy(socket, 3000)
