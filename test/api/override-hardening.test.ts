@@ -91,6 +91,19 @@ describe('overrides are validated field by field (422 naming the field)', () => 
     expect(message).not.toContain('k50:')
   })
 
+  it.each([
+    ['query', '{"path":"/stub","query":{"__proto__":"x"},"response":{"status":299}}'],
+    ['headers', '{"path":"/stub","headers":{"__proto__":"x"},"response":{"status":299}}'],
+    ['response.headers', '{"path":"/stub","response":{"status":299,"headers":{"__proto__":"x"}}}'],
+  ])('a condition or header named __proto__ in %s is refused, not dropped', async (field, text) => {
+    const reply = await override(JSON.parse(text))
+    expect(reply.status).toBe(422)
+    expect(reply.body.message).toBe(
+      `validation failed: ${field}.__proto__: is not a name it can hold`,
+    )
+    expect((await call('GET', '/stub', { token: null })).status).toBe(404)
+  })
+
   it('the known fields of a body with unknown keys are still checked', async () => {
     const reply = await override({
       path: 'nope',
