@@ -151,6 +151,13 @@ export class Store {
     return bytes
   }
 
+  /** Records in all collections. */
+  get size(): number {
+    let size = 0
+    for (const table of this.#tables.values()) size += table.size
+    return size
+  }
+
   /** Records per collection. */
   counts(): Record<string, number> {
     const counts: Record<string, number> = {}

@@ -140,6 +140,7 @@ export async function createApiSandboxServer(
     )
   const sandbox = createApiSandbox({
     sandboxesMemory: heapShare(),
+    writtenBytes: heapShare(),
     overridesBytes: heapShare(64),
     ...sandboxOptions,
     ...(basePath === undefined || basePath === '' ? {} : { baseUrl: basePath }),
@@ -267,7 +268,8 @@ function isServerOption(name: string): boolean {
 
 /**
  * A share of V8's heap limit, for the server's memory defaults: a quarter (at most 512 MiB) for
- * the named sandboxes, a sixty-fourth (at most 32 MiB) for one sandbox's overrides.
+ * the named sandboxes, and for what one sandbox's writes add; a sixty-fourth (at most 32 MiB)
+ * for one sandbox's overrides.
  */
 export function heapShare(divisor: 4 | 64 = 4): number {
   const cap = divisor === 4 ? 512 * 1024 * 1024 : 32 * 1024 * 1024

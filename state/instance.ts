@@ -11,6 +11,7 @@ import { withSettings } from './runtime-config.js'
 import { Sessions } from './sessions.js'
 import type { SandboxLimits } from './limits.js'
 import { SESSION_BYTES } from './limits.js'
+import { jsonFootprint } from '../contract/json-size.js'
 
 /** Records and indexes take about this many times the bytes of the JSON they came from. */
 const WRITE_FACTOR = 3
@@ -21,6 +22,22 @@ const WRITE_OVERHEAD = 512
  * generators (~20 KB measured for one in the `empty` scenario, Node 20).
  */
 const INSTANCE_BYTES = 32 * 1024
+
+/** What a document's records take in memory (estimated), each list counted once. */
+const footprints = new WeakMap<object, number>()
+function dataFootprint(document: Document): number {
+  let bytes = 0
+  for (const list of Object.values(document)) {
+    let listBytes = footprints.get(list)
+    if (listBytes === undefined) {
+      listBytes = jsonFootprint(list).bytes
+      // Frozen lists (a scenario's data) do not change: counted once.
+      if (Object.isFrozen(list)) footprints.set(list, listBytes)
+    }
+    bytes += listBytes
+  }
+  return bytes
+}
 
 export interface InstanceOptions {
   /** The `X-Sandbox-Id` it serves; null for the default sandbox. */
@@ -93,6 +110,8 @@ export class SandboxInstance {
   readonly #options: InstanceOptions
   /** Estimated bytes of data written since the seed (documents and bodies of writes). */
   #written = 0
+  /** Records it held when counted again and found full (0: not full). */
+  #fullAt = 0
 
   constructor(options: InstanceOptions) {
     this.#options = options
@@ -124,9 +143,38 @@ export class SandboxInstance {
     )
   }
 
-  /** Counts data a write added (a body of `bytes` bytes becomes records and index entries). */
+  /**
+   * Counts data a write added: a body or answer of \`bytes\` bytes (the larger: an order's answer
+   * holds its items' names) becomes records and index entries.
+   */
   wrote(bytes: number): void {
     this.#written += WRITE_OVERHEAD + bytes * WRITE_FACTOR
+  }
+
+  /**
+   * Whether a write may add data (CONTRACT C3: data cannot grow until the process runs out of
+   * memory). The running count only grows (deletes are not counted as they go), so past
+   * \`limits.writtenBytes\` it is counted again from what the data hold against the scenario's: a
+   * long-lived sandbox whose writes were deleted again has room. Found full, it is counted again
+   * only once a sixteenth of its records are gone (or on a reset), so that walking the data costs
+   * each delete a few microseconds, not each write a walk.
+   */
+  roomToWrite(): boolean {
+    if (this.#written <= this.limits.writtenBytes) return true
+    const rows = this.store.size
+    if (this.#fullAt === 0 || rows <= this.#fullAt - Math.max(1, this.#fullAt >> 4)) {
+      this.#written = Math.max(
+        0,
+        dataFootprint(this.store.toJSON()) - dataFootprint(this.scenario.data()),
+      )
+      this.#fullAt = this.#written > this.limits.writtenBytes ? Math.max(1, rows) : 0
+    }
+    return this.#fullAt === 0
+  }
+
+  /** Estimated bytes its writes added, as {@link roomToWrite} last counted them. */
+  get writtenBytes(): number {
+    return this.#written
   }
 
   /**
@@ -136,11 +184,13 @@ export class SandboxInstance {
   replaceData(document: Parameters<Store['restore']>[0], bytes: number): void {
     this.store.restore(withSequences(document, this.store))
     this.#written = bytes * WRITE_FACTOR
+    this.#fullAt = 0
   }
 
   /** Back to its scenario's data: sessions end and the random streams restart. */
   resetData(): void {
     this.#written = 0
+    this.#fullAt = 0
     this.store.restore(this.scenario.data())
     this.sessions.clear()
     this.reseed()

@@ -30,6 +30,8 @@ export interface SandboxLimits {
   maxSessions: number
   /** Estimated bytes all `X-Sandbox-Id` sandboxes may hold together; the least recently used go first. */
   sandboxesMemory: number
+  /** Estimated bytes one sandbox's data may grow by through writes; past it a write that adds data is 429. */
+  writtenBytes: number
   /** Largest body of `PUT /__sandbox/db` (413 / 41300 past it). */
   maxDocumentBytes: number
   /** Overrides one sandbox keeps, in count and estimated bytes (429 past them, 413 for one too large). */
@@ -85,6 +87,16 @@ export const limitOptions = {
     defaultText: 'the server: a quarter of the heap limit, at most 512MB; in process 256MB',
     unit: 'bytes',
     lands: 'limits.sandboxesMemory',
+    flag: { kind: 'bytes' },
+  }),
+  writtenBytes: option({
+    schema: integer(MiB, 64 * 1024 * MiB),
+    scope: 'sandbox',
+    help: "Memory one sandbox's data may grow by through writes (estimated); past it a write that adds data is 429 / 42900 (deletes and resets go through)",
+    default: 256 * MiB,
+    defaultText: 'the server: a quarter of the heap limit, at most 512MB; in process 256MB',
+    unit: 'bytes',
+    lands: 'limits.writtenBytes',
     flag: { kind: 'bytes' },
   }),
   maxDocumentBytes: option({

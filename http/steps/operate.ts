@@ -1,6 +1,8 @@
 import type { ApiResponse } from '../../contract/exchange.js'
 import { isPending } from '../../contract/exchange.js'
+import { ApiError } from '../../contract/api-error.js'
 import { clip, invalidParameter, rejectUnknown } from '../../contract/params.js'
+import { limitFlag } from '../../state/limits.js'
 import { DataService } from '../../resources/service.js'
 import type { SandboxInstance } from '../../state/instance.js'
 import { readJsonBody } from '../body.js'
@@ -47,16 +49,27 @@ export const operate: Step<Context, Answer> = {
       // The body and its size are remembered on the context, for the journal and the data file.
       readJson: () => readJsonBody(c, undefined, c),
     }
+    const deletes = request.method === 'DELETE'
+    if (writes && !deletes && !instance.roomToWrite()) throw dataFull(instance)
     const result = operation.run(context)
     if (!writes) return result
     const saved = (response: ApiResponse) => {
       if (response.status >= 300) return response
       instance.store.changed()
-      instance.wrote(c.bytes ?? 0)
+      if (!deletes) instance.wrote(Math.max(c.bytes ?? 0, response.body?.length ?? 0))
       return durably(instance, response)
     }
     return isPending(result) ? result.then(saved) : saved(result)
   },
+}
+
+/** 429 / 42900: the sandbox's writes added as much data as it takes (CONTRACT C3). */
+function dataFull(instance: SandboxInstance): ApiError {
+  const mb = (bytes: number) => `${Math.round(bytes / (1024 * 1024))} MB`
+  return ApiError.of(
+    'rateLimited',
+    `this sandbox's data grew by about ${mb(instance.writtenBytes)} through writes, the most it takes (${limitFlag('writtenBytes')}, ${mb(instance.limits.writtenBytes)}); delete some records, or reset it (POST /__sandbox/reset)`,
+  )
 }
 
 /** The methods that may change data: a successful one is saved and announced. */
