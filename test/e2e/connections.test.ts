@@ -82,7 +82,6 @@ describe('connection faults: the server keeps serving', () => {
       new Promise<number>((resolve, reject) =>
         server.server.getConnections((error, count) => (error ? reject(error) : resolve(count))),
       )
-    const before = await connections()
     const timedOut: Promise<void>[] = []
     const sockets = await Promise.all(
       Array.from({ length: 30 }, async () => {
@@ -104,9 +103,10 @@ describe('connection faults: the server keeps serving', () => {
         return socket
       }),
     )
-    await expect.poll(connections).toBeGreaterThanOrEqual(before + 30)
+    // (Other tests' keep-alive connections come and go: the count is compared with the 30.)
+    await expect.poll(connections).toBeGreaterThanOrEqual(30)
     await Promise.all(timedOut)
-    await expect.poll(connections, { timeout: 4000, interval: 100 }).toBeLessThanOrEqual(before)
+    await expect.poll(connections, { timeout: 4000, interval: 100 }).toBeLessThan(5)
     for (const socket of sockets) socket.destroy()
     await stillServing()
   })
