@@ -205,12 +205,6 @@ function knownPart(
     return copy ?? items
   }
   if (typeof value !== 'object' || value === null || Array.isArray(value)) return value
-  if (inner instanceof z.ZodRecord && Object.hasOwn(value, '__proto__')) {
-    // zod skips such a key (assigned, it would set the record's prototype): a condition named
-    // so would be dropped, and the override would match more than it says.
-    note(found, `${path ? `${path}.` : ''}__proto__: is not a name it can hold`)
-    return value
-  }
   if (!(inner instanceof z.ZodObject)) return value
   const shape = inner.shape as Record<string, z.ZodType>
   const fields = value as Record<string, unknown>

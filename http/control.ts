@@ -27,6 +27,7 @@ import {
   OverrideBoundError,
   overrideInputSchema,
   overrideSchema,
+  unholdableNames,
 } from '../state/overrides/index.js'
 import { limitFlag } from '../state/limits.js'
 
@@ -390,7 +391,10 @@ function controlRoutes(catalog: Catalog): Route<ControlOperation>[] {
             body: overrideInputSchema(),
           },
           async run({ instance, readJson }) {
-            const input = validateBody(overrideInputSchema(), await readJson(), {
+            const body = await readJson()
+            const unholdable = unholdableNames(body)
+            if (unholdable.length > 0) throw ApiError.invalid(unholdable)
+            const input = validateBody(overrideInputSchema(), body, {
               strict: false,
               closed: true,
               readOnly: [],

@@ -23,5 +23,6 @@ export {
   overrideMethods,
   overrideSchema,
   parseOverride,
+  unholdableNames,
 } from './schemas.js'
 export { OverrideBoundError, overrideFootprint, Overrides } from './store.js'

@@ -255,6 +255,32 @@ export type OverrideInput = z.input<ReturnType<typeof overrideInputSchema>>
 export type ParsedOverride = z.output<ReturnType<typeof overrideInputSchema>>
 
 /**
+ * The names an override gives in a record (its query and headers conditions, an answer's
+ * headers) that zod's record parse would drop: `__proto__` (assigned, it would set the record's
+ * prototype). Dropped, a condition would match more than it says (`{"query":{"__proto__":"x"}}`
+ * matched every request), so each is a problem naming its place.
+ */
+export function unholdableNames(input: unknown): string[] {
+  const problems: string[] = []
+  const check = (record: unknown, path: string) => {
+    if (isObject(record) && Object.hasOwn(record, '__proto__'))
+      problems.push(`${path}.__proto__: is not a name it can hold`)
+  }
+  if (!isObject(input)) return problems
+  check(input.query, 'query')
+  check(input.headers, 'headers')
+  if (isObject(input.response)) check(input.response.headers, 'response.headers')
+  if (Array.isArray(input.responses))
+    input.responses.forEach((answer: unknown, index) => {
+      if (isObject(answer)) check(answer.headers, `responses[${index}].headers`)
+    })
+  return problems
+}
+
+const isObject = (value: unknown): value is Record<string, unknown> =>
+  typeof value === 'object' && value !== null && !Array.isArray(value)
+
+/**
  * An override validated as `POST /__sandbox/overrides` validates it, or a TypeError naming
  * each bad field after `prefix` (`Invalid override: response.status: must be from 200 to 599`).
  */
@@ -263,10 +289,13 @@ export function parseOverride(input: unknown, prefix = 'Invalid override'): Pars
   if (jsonFootprint(input, MAX_DEPTH).tooDeep)
     throw new TypeError(`${prefix}: override: must not nest deeper than ${MAX_DEPTH} levels`)
   const parsed = safeParseReporting(overrideInputSchema(), input)
-  if (parsed.success) return parsed.data
-  const problems = distinctIssues(parsed.error.issues).flatMap((issue) =>
-    describeIssues(issue, 'override'),
-  )
+  const problems = [
+    ...unholdableNames(input),
+    ...(parsed.success
+      ? []
+      : distinctIssues(parsed.error.issues).flatMap((issue) => describeIssues(issue, 'override'))),
+  ]
+  if (parsed.success && problems.length === 0) return parsed.data
   throw new TypeError(`${prefix}: ${problems.join('; ')}`)
 }
 

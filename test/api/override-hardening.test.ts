@@ -104,6 +104,27 @@ describe('overrides are validated field by field (422 naming the field)', () => 
     expect((await call('GET', '/stub', { token: null })).status).toBe(404)
   })
 
+  it('so is one given in code, in a scenario, or in a sequence: the same rule where the override is parsed', () => {
+    // JSON.parse makes `__proto__` an own key, as a data file or a scenario file would.
+    const named = JSON.parse(
+      '{"path":"/stub","headers":{"__proto__":"x"},"responses":[{"status":200},{"status":201,"headers":{"__proto__":"y"}}]}',
+    )
+    expect(() => sandbox.override(named)).toThrow(
+      new TypeError(
+        'Invalid override: headers.__proto__: is not a name it can hold; responses[1].headers.__proto__: is not a name it can hold',
+      ),
+    )
+    expect(sandbox.overrides).toEqual([])
+    expect(() => createSandbox({ overrides: [named] })).toThrow(
+      /^Invalid override overrides\[0\]: headers\.__proto__: is not a name it can hold/,
+    )
+    expect(() =>
+      createSandbox({
+        scenarios: [{ name: 'proto', description: 'A hidden condition', overrides: [named] }],
+      }),
+    ).toThrow(/^Invalid scenario 'proto': overrides\[0\]: headers\.__proto__: is not a name/)
+  })
+
   it('the known fields of a body with unknown keys are still checked', async () => {
     const reply = await override({
       path: 'nope',
