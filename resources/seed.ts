@@ -1,10 +1,11 @@
 import type { Faker } from '@faker-js/faker'
+import type * as V8 from 'node:v8'
 import { definedOnly } from '../db/defined-only.js'
 import type { ProgressReporter } from '../db/progress.js'
 import type { Snapshot } from '../db/store.js'
 import type { UniqueKey } from '../db/table.js'
 import { foldCase, freezeDocument } from '../db/store.js'
-import { notJson } from '../contract/json-size.js'
+import { jsonFootprint, notJson } from '../contract/json-size.js'
 import { describeIssue, safeParseReporting } from '../contract/issues.js'
 import { linkProblem, thrown } from './document.js'
 import type { Catalog } from './catalog.js'
@@ -110,11 +111,112 @@ export function seededDocument(
     onProgress?.('generating', total, total)
     return hit
   }
+  const heavy = seedWeightProblem(catalog, counts)
+  if (heavy) throw new SeedTooLarge(heavy)
   const made = freezeDocument(seedCatalog(catalog, counts, onProgress))
   if (!kept) generated.set(catalog, (kept = new Map()))
   kept.set(key, made)
   if (kept.size > KEPT_DATA_SETS) kept.delete(kept.keys().next().value!)
   return made
+}
+
+/** A data set refused before it is generated: it would not fit in memory (see {@link seedWeightProblem}). */
+export class SeedTooLarge extends TypeError {
+  constructor(readonly problem: string) {
+    super(`Invalid sandbox options: counts: ${problem}`)
+  }
+}
+
+/** Data sets of fewer records than this are not weighed: they cannot fill a heap. */
+const WEIGHED_FROM = 10_000
+
+/**
+ * The share of the heap's free room a generated data set may take, weighed as JSON-shaped
+ * values (jsonFootprint counts one-and-a-half to three times what V8 keeps of the shop's
+ * records): the rest is for generating it (faker's strings, the checks) and for what the
+ * sandbox holds beside it (named sandboxes, journal, writes: a quarter of the heap each, at most).
+ */
+const SEED_SHARE = 0.6
+
+/** Bytes one record of each resource takes, by jsonFootprint, from a small generated sample. */
+const SAMPLE = 200
+const perRecord = new WeakMap<Catalog, Readonly<Record<string, number>> | null>()
+
+/**
+ * Why a data set of these counts would not fit in memory, or null: the counts times each
+ * resource's bytes per record (weighed once per catalog on a small sample of its own seeders'
+ * records) against three fifths of the heap's free room: 1,000,000 of every record under a
+ * 512 MB heap is refused, naming the counts, instead of running the process out of memory
+ * while generating. Where the heap cannot be read (a browser without `performance.memory`),
+ * nothing is weighed.
+ */
+export function seedWeightProblem(
+  catalog: Catalog,
+  counts: Readonly<Record<string, number>>,
+): string | null {
+  const asked = catalog.resources.filter(({ name }) => counts[name]! > 0)
+  if (asked.reduce((sum, { name }) => sum + counts[name]!, 0) < WEIGHED_FROM) return null
+  const room = heapRoom()
+  if (room === undefined) return null
+  const bytes = recordBytes(catalog)
+  if (!bytes) return null
+  const weight = asked.reduce((sum, { name }) => sum + counts[name]! * bytes[name]!, 0)
+  if (weight <= room * SEED_SHARE) return null
+  const megabytes = (value: number) => `${Math.ceil(value / 2 ** 20)} MB`
+  const named = asked.map(({ name }) => `${counts[name]} ${name}`)
+  const list =
+    named.length < 2 ? named.join('') : `${named.slice(0, -1).join(', ')} and ${named.at(-1)}`
+  return `${list} would take ~${megabytes(weight)} of memory (estimated), more than three fifths of the ${megabytes(room)} the heap has free: ask for fewer records, or give Node a larger heap (node --max-old-space-size=<MB>)`
+}
+
+/**
+ * Each resource's bytes per record: from a data set of the catalog already made (the sandbox's
+ * own, made first), else from a sample of {@link SAMPLE} each (null when the sample fails).
+ */
+function recordBytes(catalog: Catalog): Readonly<Record<string, number>> | null {
+  if (perRecord.has(catalog)) return perRecord.get(catalog)!
+  const made = [...(generated.get(catalog)?.values() ?? [])].find((data) =>
+    catalog.names.every((name) => data[name]!.length > 0),
+  )
+  let bytes: Record<string, number> | null = null
+  try {
+    const data = made ?? seedCatalog(catalog, sampleCounts(catalog))
+    bytes = Object.fromEntries(
+      catalog.names.map((name) => {
+        const records = data[name]!.slice(0, SAMPLE)
+        return [name, jsonFootprint(records).bytes / Math.max(1, records.length)]
+      }),
+    )
+  } catch {
+    // A seeder that fails on the sample fails on the data set too, and says why there.
+  }
+  perRecord.set(catalog, bytes)
+  return bytes
+}
+
+/** {@link SAMPLE} records of each resource, or more where its minimum or the fixed accounts need. */
+function sampleCounts(catalog: Catalog): Record<string, number> {
+  const { resource, tokens } = catalog.accounts
+  return Object.fromEntries(
+    catalog.resources.map(({ name, seed: spec }) => {
+      const least = name === resource.name ? Math.max(0, ...tokens.map(({ userId }) => userId)) : 0
+      return [name, Math.min(spec.max, Math.max(SAMPLE, spec.min, least))]
+    }),
+  )
+}
+
+/** The bytes the JavaScript heap has free now, or undefined where it cannot be read. */
+function heapRoom(): number | undefined {
+  const v8 = globalThis.process?.getBuiltinModule?.('node:v8') as typeof V8 | undefined
+  if (v8) {
+    const { heap_size_limit: limit, used_heap_size: used } = v8.getHeapStatistics()
+    return limit - used
+  }
+  const memory = (
+    globalThis.performance as
+      { memory?: { jsHeapSizeLimit: number; usedJSHeapSize: number } } | undefined
+  )?.memory
+  return memory ? memory.jsHeapSizeLimit - memory.usedJSHeapSize : undefined
 }
 
 /** Every catalog {@link prepareDefaultSeed} registered, with its file. */

@@ -80,6 +80,8 @@ export function optionsReference(): string {
     '| --- | --- | --- | --- |',
     ...counts,
     '',
+    "Counts past what the heap can hold are refused before any record is generated: a data set of 10,000 records or more is weighed (each resource's records by a sample of 200, as JSON-shaped values) and refused, naming the counts, when it would take more than three fifths of the heap's free room (`1000000 users, 1000000 products and 1000000 orders would take ~2150 MB …` under a 512 MB heap). A scenario's `data.counts` are weighed when the sandbox is made, and again when it is first used (429 / 42900 then, the sandbox left as it was). Give Node more heap (`node --max-old-space-size=4096`) for more.",
+    '',
     '## The Node server',
     '',
     '`createSandboxServer` and `shop-sandbox serve`.',

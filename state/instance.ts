@@ -213,6 +213,9 @@ export class SandboxInstance {
    * answered in).
    */
   useScenario(scenario: Scenario): void {
+    // Its data made first: a scenario that cannot be made (too large for the heap's room now)
+    // leaves this sandbox as it was.
+    scenario.data()
     this.scenario = scenario
     this.resetData()
     this.#startOverrides()

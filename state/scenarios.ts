@@ -7,7 +7,12 @@ import type { Document, Snapshot, TableSpec } from '../db/store.js'
 import { freezeDocument, Store } from '../db/store.js'
 import type { Catalog } from '../resources/catalog.js'
 import { checkSnapshot } from '../resources/document.js'
-import { resolveSeedOptions, seededDocument } from '../resources/seed.js'
+import {
+  resolveSeedOptions,
+  SeedTooLarge,
+  seededDocument,
+  seedWeightProblem,
+} from '../resources/seed.js'
 import { seedSourcesFor } from '../resources/seed-sources.js'
 import type { OverrideLimits } from './limits.js'
 import type { OverrideInput, ParsedOverride } from './overrides/index.js'
@@ -326,12 +331,26 @@ function dataOf(
           `no resource named ${clip(resource)} (resources: ${catalog.names.join(', ')})`,
         )
     const options = { ...counts, ...(seed === undefined ? {} : { seed }) }
+    let resolved: Record<string, number>
     try {
-      resolveSeedOptions(catalog, options)
+      resolved = resolveSeedOptions(catalog, options)
     } catch (error) {
       throw refuse('data', (error as Error).message.replace(/^Invalid sandbox options: /, ''))
     }
-    return ['seed', () => seededDocument(catalog, options)]
+    // Weighed now, and again when made (the heap's room may have shrunk by then: 429).
+    const heavy = seedWeightProblem(catalog, resolved)
+    if (heavy) throw refuse('data.counts', heavy)
+    return [
+      'seed',
+      () => {
+        try {
+          return seededDocument(catalog, options)
+        } catch (error) {
+          if (!(error instanceof SeedTooLarge)) throw error
+          throw ApiError.of('rateLimited', refuse('data.counts', error.problem).message)
+        }
+      },
+    ]
   }
   const check = checkSnapshot(catalog, data)
   if (!check.ok) throw refuse('data', check.problem)

@@ -1,0 +1,104 @@
+import { execFile } from 'node:child_process'
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
+import { fileURLToPath } from 'node:url'
+import { promisify } from 'node:util'
+import { afterAll, describe, expect, it } from 'vitest'
+
+// Quality bar: memory bounds hold under a small heap, and options are refused early, naming the
+// field. A data set of 1,000,000 of every record is allowed by the counts' own bounds, but under
+// a 512 MB heap generating it ran the process out of memory (30 s, then an abort); a scenario
+// file asking for it did the same on its first PUT /__sandbox/scenario, a request anyone can
+// send. Data sets are weighed before they are generated (resources/seed.ts seedWeightProblem).
+const run = promisify(execFile)
+const cli = fileURLToPath(new URL('../../dist/bin/shop-sandbox.js', import.meta.url))
+const dist = fileURLToPath(new URL('../../dist/index.js', import.meta.url))
+const folder = mkdtempSync(join(tmpdir(), 'seed-weight-'))
+afterAll(() => rmSync(folder, { recursive: true, force: true }))
+
+/** The CLI under a 256 MB heap: its exit code and what it wrote to stderr. */
+async function serveSmallHeap(...args: string[]): Promise<{ code: number; stderr: string }> {
+  try {
+    await run(
+      process.execPath,
+      ['--max-old-space-size=256', cli, 'serve', '--port', '0', '--quiet', ...args],
+      { timeout: 30_000 },
+    )
+    return { code: 0, stderr: '' }
+  } catch (error) {
+    const { code, stderr } = error as { code: number; stderr: string }
+    return { code, stderr }
+  }
+}
+
+const weighed =
+  /would take ~\d+ MB of memory \(estimated\), more than three fifths of the \d+ MB the heap has free: ask for fewer records, or give Node a larger heap \(node --max-old-space-size=<MB>\)/
+
+describe('a data set that would not fit in the heap is refused before it is generated', () => {
+  it('serve --users 1000000 --products 1000000 --orders 1000000 under a 256 MB heap: refused at start, naming the counts', async () => {
+    const started = performance.now()
+    const { code, stderr } = await serveSmallHeap(
+      '--users',
+      '1000000',
+      '--products',
+      '1000000',
+      '--orders',
+      '1000000',
+    )
+    expect(code).toBe(1)
+    expect(stderr).toMatch(
+      /^shop-sandbox: Invalid sandbox options: counts: 1000000 users, 1000000 products and 1000000 orders would take/,
+    )
+    expect(stderr).toMatch(weighed)
+    expect(stderr).not.toMatch(/heap out of memory/)
+    // Refused on a sample of 200 records each, not after generating millions.
+    expect(performance.now() - started).toBeLessThan(15_000)
+  })
+
+  it('a --scenarios file asking for it: refused at start, naming the scenario and data.counts', async () => {
+    writeFileSync(
+      join(folder, 'huge.json'),
+      JSON.stringify({
+        description: 'A million of everything',
+        data: { seed: 1, counts: { users: 1_000_000, products: 1_000_000, orders: 1_000_000 } },
+      }),
+    )
+    const { code, stderr } = await serveSmallHeap('--scenarios', folder)
+    expect(code).toBe(1)
+    expect(stderr).toMatch(/^shop-sandbox: Invalid scenario 'huge': data\.counts: 1000000 users/)
+    expect(stderr).toMatch(weighed)
+  })
+
+  it('a scenario that fitted when the sandbox was made but no longer does: PUT /__sandbox/scenario is 429 / 42900, and the sandbox goes on', async () => {
+    // 150,000 users (~80 MB weighed) fit a 256 MB heap; then the process holds ~200 MB of numbers
+    // of its own, and the heap's room no longer takes them.
+    const { stdout } = await run(
+      process.execPath,
+      [
+        '--max-old-space-size=256',
+        '--input-type=module',
+        '-e',
+        `const { createSandbox, defineScenario } = await import(${JSON.stringify(dist)})
+const sandbox = createSandbox({
+  scenarios: [defineScenario({ name: 'wide', description: 'Many users', data: { counts: { users: 150000 } } })],
+})
+const ballast = Array.from({ length: 200 }, (_, i) => new Array(128 * 1024).fill(i + 0.5))
+const admin = { authorization: 'Bearer sandbox-admin-token', 'content-type': 'application/json' }
+const put = await sandbox.fetch('/__sandbox/scenario', { method: 'PUT', headers: admin, body: JSON.stringify({ name: 'wide' }) })
+const after = await sandbox.fetch('/__sandbox', { headers: admin })
+console.log(JSON.stringify({ status: put.status, body: await put.json(), after: after.status, scenario: (await after.json()).data.scenario, held: ballast.length }))`,
+      ],
+      { timeout: 30_000 },
+    )
+    const { status, body, after, scenario } = JSON.parse(stdout)
+    expect(status).toBe(429)
+    expect(body.code).toBe(42900)
+    expect(body.data).toBeNull()
+    expect(body.message).toMatch(
+      /^Invalid scenario 'wide': data\.counts: 150000 users, 30 products and 100 orders would take/,
+    )
+    expect(after).toBe(200)
+    expect(scenario).toBe('default')
+  })
+})
