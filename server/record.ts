@@ -12,10 +12,12 @@ import {
 import type { OverrideInput } from '../state/overrides/index.js'
 import {
   MAX_CONDITIONS,
+  MAX_DEPTH,
   MAX_HEADER_BYTES,
   overrideFootprint,
   parseOverride,
 } from '../state/overrides/index.js'
+import { jsonFootprint } from '../contract/json-size.js'
 import { realTarget, writeAtomic } from './data-file/atomic.js'
 import type { IncomingHttpHeaders } from 'node:http'
 import { flag } from '../sandbox/option-table.js'
@@ -79,12 +81,15 @@ export class Recorder {
   #sizes: number[]
   /**
    * Each entry as the file shows it (pretty JSON, indented as an item of the file's list), made
-   * once: a rewrite joins them, instead of serializing the whole recording again per exchange.
+   * once, by the write after it was recorded (in a task of its own): a rewrite joins them,
+   * instead of serializing the whole recording again per exchange.
    */
-  #texts: string[]
+  #texts: Array<string | undefined>
   #bytes = 0
   #keys = new Map<string, number>()
   #writing: Promise<void> = Promise.resolve()
+  /** Exchanges being made into overrides (each in a task of its own). */
+  #recording: Promise<unknown> = Promise.resolve()
   #dirty = false
   #full = false
 
@@ -150,9 +155,30 @@ export class Recorder {
 
   /**
    * Records one exchange (written soon after; `flush()` waits for it). `requestHeaders`: what
-   * the client sent, whose credentials are blanked wherever the answer repeats them.
+   * the client sent, whose credentials are blanked wherever the answer repeats them. Made into
+   * an override in a task of its own, after the answer is relayed: a big answer's redaction and
+   * weighing do not hold the loop in the same task as its relaying.
    */
   add(
+    method: string,
+    path: string,
+    query: URLSearchParams,
+    requestHeaders: Readonly<Record<string, string>>,
+    answer: Exchange,
+  ): void {
+    const recorded = new Promise<void>((resolve) =>
+      setImmediate(() => {
+        try {
+          this.#record(method, path, query, requestHeaders, answer)
+        } finally {
+          resolve()
+        }
+      }),
+    )
+    this.#recording = Promise.all([this.#recording, recorded])
+  }
+
+  #record(
     method: string,
     path: string,
     query: URLSearchParams,
@@ -164,10 +190,9 @@ export class Recorder {
       this.warn(`shop-sandbox: ${method} ${clip(path, 200)} is not recorded: ${clip(made, 300)}`)
       return
     }
-    const entry = made
+    const { entry, size } = made
     const key = keyOf(entry)
     const index = this.#keys.get(key)
-    const size = overrideFootprint(entry)
     const bytes = this.#bytes + size - (index === undefined ? 0 : this.#sizes[index]!)
     const count = this.#entries.length + (index === undefined ? 1 : 0)
     if (count > this.limits.count || bytes > this.limits.bytes) {
@@ -182,12 +207,12 @@ export class Recorder {
     if (index !== undefined) {
       this.#entries[index] = entry
       this.#sizes[index] = size
-      this.#texts[index] = itemText(entry)
+      this.#texts[index] = undefined
     } else {
       this.#keys.set(key, this.#entries.length)
       this.#entries.push(entry)
       this.#sizes.push(size)
-      this.#texts.push(itemText(entry))
+      this.#texts.push(undefined)
     }
     this.#schedule()
   }
@@ -199,11 +224,11 @@ export class Recorder {
       this.#dirty = false
       try {
         // Written where a symlink points, so the link stays a link.
-        const texts = replayOrder(this.#entries).map((index) => this.#texts[index]!)
-        await writeAtomic(
-          await realTarget(this.file),
-          texts.length === 0 ? '[]\n' : `[\n${texts.join(',\n')}\n]\n`,
+        const target = await realTarget(this.file)
+        const texts = replayOrder(this.#entries).map(
+          (index) => (this.#texts[index] ??= itemText(this.#entries[index]!)),
         )
+        await writeAtomic(target, texts.length === 0 ? '[]\n' : `[\n${texts.join(',\n')}\n]\n`)
       } catch (error) {
         this.warn(
           `shop-sandbox: cannot write the recording ${this.file}: ${(error as NodeJS.ErrnoException).code ?? error}`,
@@ -213,8 +238,9 @@ export class Recorder {
   }
 
   /** Resolves once every recorded exchange is in the file. */
-  flush(): Promise<void> {
-    return this.#writing
+  async flush(): Promise<void> {
+    await this.#recording
+    await this.#writing
   }
 }
 
@@ -267,8 +293,12 @@ function secretsOf(
 }
 
 /**
- * An exchange as an override, or why it cannot be one (a body that is neither JSON nor text, a
- * path or body an override cannot hold). Headers past what an override takes are left out.
+ * An exchange as an override with its bytes as `--overrides-bytes` counts them, or why it cannot
+ * be one (a body that is neither JSON nor text, a path or body an override cannot hold). Headers
+ * past what an override takes are left out. A JSON body is walked as few times as it can be (an
+ * upstream's answer of 300,000 keys held the loop 1.5 s, walked seven times): parsed once by the
+ * proxy (again only when a credential had to be blanked in its text), redacted, then weighed and
+ * its depth checked in one walk, and written.
  */
 function overrideOf(
   method: string,
@@ -276,7 +306,7 @@ function overrideOf(
   query: URLSearchParams,
   secrets: readonly string[],
   answer: Exchange,
-): OverrideInput | string {
+): { entry: OverrideInput; size: number } | string {
   const headers: Record<string, string> = {}
   let kept = 0
   let headerBytes = 0
@@ -298,14 +328,17 @@ function overrideOf(
   if (answer.body.byteLength > 0 && answer.status !== 204 && answer.status !== 304) {
     if (answer.text === null) return 'its body is not text (only JSON and text answers replay)'
     let text = answer.text
-    for (const secret of secrets) text = text.split(secret).join('***')
-    // JSON stays JSON, parsed again after the blanking (which could, in theory, have cut into
-    // a bare number: then it is kept as text).
-    let json: unknown
-    try {
-      json = answer.json === undefined ? undefined : (JSON.parse(text) as unknown)
-    } catch {
-      json = undefined
+    const echoed = secrets.filter((secret) => text.includes(secret))
+    for (const secret of echoed) text = text.split(secret).join('***')
+    // JSON stays JSON, parsed again after a blanking (which could, in theory, have cut into a
+    // bare number: then it is kept as text).
+    let json = answer.json
+    if (json !== undefined && echoed.length > 0) {
+      try {
+        json = JSON.parse(text) as unknown
+      } catch {
+        json = undefined
+      }
     }
     // Secret fields (`token`, `password`) never reach the file, as the journal never shows them.
     if (json !== undefined) response.body = redactJsonValue(json)
@@ -319,10 +352,17 @@ function overrideOf(
     ...(Object.keys(matched).length > 0 ? { query: matched } : {}),
     response: response as OverrideInput['response'],
   } as OverrideInput
+  // The body weighed and its depth checked in one walk; the rest checked as --overrides loads it.
+  const { body } = response
+  // It sits two levels down (the entry, its response), and an override nests MAX_DEPTH at most.
+  const weight = body === undefined ? undefined : jsonFootprint(body, MAX_DEPTH - 2)
+  if (weight?.tooDeep)
+    return `its body nests deeper than an override may (${MAX_DEPTH} levels in all)`
+  const checked = body === undefined ? entry : { ...entry, response: { ...response, body: null } }
   try {
-    parseOverride(entry)
+    parseOverride(checked)
   } catch (error) {
     return (error as Error).message
   }
-  return entry
+  return { entry, size: overrideFootprint(checked) + (weight?.bytes ?? 0) }
 }

@@ -16,6 +16,7 @@ export type {
 } from './schemas.js'
 export {
   MAX_CONDITIONS,
+  MAX_DEPTH,
   MAX_HEADER_BYTES,
   MAX_SEQUENCE,
   MIN_OVERRIDE_STATUS,

@@ -23,7 +23,7 @@ export const MAX_HEADER_BYTES = 8 * 1024
 /** Characters of JSON a body condition may hold: every request on its path is compared with it. */
 const MAX_BODY_CONDITION = 16 * 1024
 /** How deep an override's JSON may nest (as request bodies: CONTRACT C3). */
-const MAX_DEPTH = 64
+export const MAX_DEPTH = 64
 
 /**
  * The lowest status an override may answer: a 1xx is an interim answer, never a final one (a
