@@ -18,6 +18,9 @@ const FIELD_WORDS = [
   'privatekey',
   'private_key',
   'private-key',
+  'sessionid',
+  'session_id',
+  'session-id',
 ]
 
 /** Names that make a JSON field secret when they are its whole name (`otp`, not `footprint`). */

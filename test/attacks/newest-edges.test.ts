@@ -145,6 +145,9 @@ describe('issue 43: the proxy and the recorder', () => {
           token: 'tok-1234567',
           access_token: 'acc-1234567',
           nested: { password: 'hunter2', apiKey: 'key-1234567', name: 'kept' },
+          sessionId: 'sid-1234567',
+          session_id: 'sid-7654321',
+          sessions: 2,
         }),
       )
     }
@@ -152,11 +155,14 @@ describe('issue 43: the proxy and the recorder', () => {
     expect(response.status).toBe(200)
     await server.close()
     const recorded = await readFile(recording, 'utf8')
-    expect(recorded).not.toMatch(/tok-1234567|acc-1234567|hunter2|key-1234567/)
+    expect(recorded).not.toMatch(/tok-1234567|acc-1234567|hunter2|key-1234567|sid-/)
     expect(JSON.parse(recorded)[0].response.body).toEqual({
       token: '[redacted]',
       access_token: '[redacted]',
       nested: { password: '[redacted]', apiKey: '[redacted]', name: 'kept' },
+      sessionId: '[redacted]',
+      session_id: '[redacted]',
+      sessions: 2,
     })
     expect(await readFile(join(folder, 'victim.txt'), 'utf8')).toBe('untouched\n')
     // No temp file is left beside the recording.
