@@ -5,7 +5,7 @@ import { scenarioRoutes } from './scenario-routes.js'
 import type { Catalog } from '../resources/catalog.js'
 import type { Row } from '../resources/define.js'
 import { isAdmin } from './auth.js'
-import { checkSnapshot, documentSchemas } from '../resources/document.js'
+import { checkSnapshotSliced, documentSchemas } from '../resources/document.js'
 import type { QuerySchema } from '../resources/query.js'
 import { integerQuery, pagingSchema, parseQuery } from '../resources/query.js'
 import { timestampSchema } from '../contract/fields.js'
@@ -310,7 +310,7 @@ function controlRoutes(catalog: Catalog): Route<ControlOperation>[] {
           async run({ instance, readJson }) {
             const seen: { bytes?: number } = {}
             const body = await readJson(instance.limits.maxDocumentBytes, seen)
-            const check = checkSnapshot(catalog, unwrapped(body))
+            const check = await checkSnapshotSliced(catalog, unwrapped(body))
             if (!check.ok) throw ApiError.invalid([check.problem])
             instance.replaceData(check.document, seen.bytes ?? 0)
             await madeDurable(instance)
