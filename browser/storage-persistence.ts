@@ -70,12 +70,15 @@ export async function persistInStorage(
   const serialized = <T>(run: () => Promise<T>): Promise<T> =>
     locks ? (locks.request(lockName, run) as Promise<T>) : run()
 
-  /** Loads the saved data when it is newer than what this tab has (stored already: not tracked). */
-  const catchUp = async () => {
-    const saved = await read(database, catalog, key)
-    if (!saved || saved.revision <= revision) return
+  /** Takes saved data as this tab's (stored already: not tracked). */
+  const load = (saved: Saved) => {
     store.untracked(() => store.restore(saved.snapshot))
     revision = saved.revision
+  }
+  /** Loads the saved data when it is newer than what this tab has. */
+  const catchUp = async () => {
+    const saved = await read(database, catalog, key)
+    if (saved && saved.revision > revision) load(saved)
   }
   /** Saves this tab's data as the next revision, and tells the other tabs; throws when it cannot. */
   const save = async () => {
@@ -101,10 +104,8 @@ export async function persistInStorage(
   try {
     await serialized(async () => {
       const saved = await read(database, catalog, key)
-      if (saved && (scenario.chosen === null || saved.scenario === scenario.chosen)) {
-        store.untracked(() => store.restore(saved.snapshot))
-        revision = saved.revision
-      } else {
+      if (saved && (scenario.chosen === null || saved.scenario === scenario.chosen)) load(saved)
+      else {
         // Nothing saved, or saved in another scenario than the one asked for: this page's data
         // are saved (as the next revision: other tabs load them).
         revision = saved?.revision ?? 0
