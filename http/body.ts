@@ -162,8 +162,10 @@ interface Found {
   more: number
 }
 
-function note(found: Found, problem: string): void {
-  if (found.problems.length < MAX_PROBLEMS) found.problems.push(problem)
+/** Notes a problem; `problem` may be a function making its text, called only when it is shown. */
+function note(found: Found, problem: string | (() => string)): void {
+  if (found.problems.length < MAX_PROBLEMS)
+    found.problems.push(typeof problem === 'string' ? problem : problem())
   else found.more++
 }
 
@@ -224,12 +226,12 @@ function knownPart(
       )
       if (kept !== child || copy) (copy ??= pick(fields, keys, index, shape))[key] = kept
     } else {
-      if (found.problems.length < MAX_PROBLEMS) {
-        const at = path ? `${path}.${clip(key)}` : clip(key)
-        found.problems.push(
-          `${at}: ${rules.readOnly.includes(key) ? 'is read-only' : 'is not a known field'}${suffix}`,
-        )
-      } else found.more++
+      // Its text made only while problems are still shown (past the 50th, only counted).
+      note(
+        found,
+        () =>
+          `${path ? `${path}.${clip(key)}` : clip(key)}: ${rules.readOnly.includes(key) ? 'is read-only' : 'is not a known field'}${suffix}`,
+      )
       copy ??= pick(fields, keys, index, shape)
     }
   }
