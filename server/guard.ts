@@ -32,6 +32,18 @@ export function isLoopback(hostname: string): boolean {
   )
 }
 
+/**
+ * Whether a `Host` header names a host at all: a name of letters, digits, `_`, `.` and `-`, or a
+ * bracketed IPv6 address, with a port of 0-65535 or none (`evil.test#.localhost` and
+ * `127.0.0.1:99999` do not: no browser sends them).
+ */
+function namesAHost(host: string): boolean {
+  const port = /:(\d*)$/.exec(host)?.[1]
+  if (port !== undefined && port.length > 0 && (port.length > 5 || Number(port) > 65535))
+    return false
+  return /^(?:\[[0-9a-f:.]+\]|[a-z0-9_.-]+)$/i.test(hostnameOf(host))
+}
+
 /** The host name of a `Host` header (`[::1]:4010` → `[::1]`, `Example.test:80` → `example.test`). */
 function hostnameOf(host: string): string {
   const bracketed = /^\[([^\]]*)\](?::\d*)?$/.exec(host)
@@ -53,6 +65,7 @@ export function namedHost(allowed: AllowedHosts, boundHost: string): (host: stri
   )
   const anyAddress = wildcardAddresses.has(bound) || wildcardAddresses.has(boundHost)
   return (host) => {
+    if (!namesAHost(host)) return false
     const name = hostnameOf(host)
     const bare = name.startsWith('[') ? name.slice(1, -1) : name
     return isLoopback(bare) || name === bound || extra.has(name) || (anyAddress && isIP(bare) !== 0)
@@ -79,12 +92,11 @@ export function hostGuard(
       passed.add(host)
       return null
     }
-    const name = hostnameOf(host)
     // A Host that names no host at all (empty, `localhost:80:81`) gets no advice to allow it.
     return ApiError.of(
       'permissionDenied',
-      /^(?:\[[0-9a-f:.]+\]|[a-z0-9_.-]+)$/i.test(name)
-        ? `host '${clip(host, 200)}' is not allowed: start the sandbox with ${flag('allowedHosts')} ${clip(name, 200)} (or ${flag('allowedHosts')} all)`
+      namesAHost(host)
+        ? `host '${clip(host, 200)}' is not allowed: start the sandbox with ${flag('allowedHosts')} ${clip(hostnameOf(host), 200)} (or ${flag('allowedHosts')} all)`
         : `host '${clip(host, 200)}' is not a host name`,
     )
   }

@@ -230,7 +230,7 @@ describe.each(['fast', 'msw'] as const)('bytes on the wire (--transport %s)', (t
   })
 
   it('a Host that names no host is refused without advice to allow it', async () => {
-    for (const host of ['', 'localhost:80:81', 'a b']) {
+    for (const host of ['', 'localhost:80:81', 'a b', 'evil.test#.localhost', '127.0.0.1:99999']) {
       const answer = (
         await rawAnswer([`GET /__sandbox HTTP/1.1`, `Host: ${host}`, 'Connection: close'])
       ).toString('latin1')
