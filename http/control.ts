@@ -24,6 +24,7 @@ import { operationFor, Router } from './router.js'
 import { clip } from '../contract/params.js'
 import type { JournalFilter } from '../state/journal.js'
 import {
+  MAX_PATH,
   OverrideBoundError,
   overrideInputSchema,
   overrideSchema,
@@ -120,9 +121,15 @@ export const journalQuery = once((): QuerySchema => ({
     description: 'e.g. POST',
   },
   path: {
-    schema: z.string().startsWith('/', { error: 'must start with /' }),
+    schema: z
+      .string()
+      .startsWith('/', { error: 'must start with /' })
+      .max(MAX_PATH, { error: `must be at most ${MAX_PATH} characters` }),
     read: (raw) => raw,
-    problem: (raw) => `path must start with /, got '${clip(raw)}'`,
+    problem: (raw) =>
+      raw.startsWith('/')
+        ? `path must be at most ${MAX_PATH} characters, got ${raw.length}`
+        : `path must start with /, got '${clip(raw)}'`,
     description:
       'A concrete path (`/users/5`) or a route template (`/users/{user_id}`), relative to the base path.',
   },

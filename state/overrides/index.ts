@@ -18,6 +18,7 @@ export {
   MAX_CONDITIONS,
   MAX_DEPTH,
   MAX_HEADER_BYTES,
+  MAX_PATH,
   MAX_SEQUENCE,
   MIN_OVERRIDE_STATUS,
   overrideInputSchema,

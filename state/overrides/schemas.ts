@@ -22,6 +22,8 @@ export const MAX_CONDITIONS = 50
 export const MAX_HEADER_BYTES = 8 * 1024
 /** Characters of JSON a body condition may hold: every request on its path is compared with it. */
 const MAX_BODY_CONDITION = 16 * 1024
+/** The longest path an override (or a journal filter) names, in characters. */
+export const MAX_PATH = 2000
 /** How deep an override's JSON may nest (as request bodies: CONTRACT C3). */
 export const MAX_DEPTH = 64
 
@@ -181,7 +183,7 @@ export const overrideInputSchema = once(() =>
           z
             .string()
             .min(1)
-            .max(2000)
+            .max(MAX_PATH)
             .regex(
               /^\/[^?#\s\x00-\x1f\x7f]*$/,
               'must be a path starting with / (like /users/{user_id}), without a query, fragment, spaces or control characters',
