@@ -1,6 +1,7 @@
-import { readdir, readFile, stat } from 'node:fs/promises'
+import { readdir, stat } from 'node:fs/promises'
 import { basename, join, resolve } from 'node:path'
 import { pathToFileURL } from 'node:url'
+import { NotAFile, readRegularFile } from '../server/regular-file.js'
 import type { ApiDefinition } from '../resources/api.js'
 import type { AnyResourceDefinition } from '../resources/define.js'
 
@@ -92,8 +93,10 @@ export async function loadScenarios(path: string): Promise<readonly unknown[] | 
     for (const file of files) {
       let parsed: unknown
       try {
-        parsed = JSON.parse((await readFile(join(path, file), 'utf8')).replace(/^\uFEFF/, ''))
+        parsed = JSON.parse((await readRegularFile(join(path, file))).replace(/^\uFEFF/, ''))
       } catch (error) {
+        if (error instanceof NotAFile)
+          return `--scenarios ${join(path, file)}: not a regular file (a FIFO or a device is never read)`
         return `--scenarios ${join(path, file)}: not JSON: ${(error as Error).message.split('\n')[0]}`
       }
       if (typeof parsed !== 'object' || parsed === null || Array.isArray(parsed))

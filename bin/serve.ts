@@ -1,10 +1,11 @@
-import { readFile, stat } from 'node:fs/promises'
+import { stat } from 'node:fs/promises'
 import type { OverrideInput } from '../state/overrides/index.js'
 import { parseOverride } from '../state/overrides/index.js'
 import { DataFileError } from '../server/data-file/index.js'
 import type { SandboxServerOptions } from '../server/server.js'
 import { heapShare } from '../server/server.js'
 import { createSandboxServer } from '../node/create-server.js'
+import { NotAFile, readRegularFile } from '../server/regular-file.js'
 import { startupProgress } from './progress.js'
 
 const loopback = new Set(['127.0.0.1', 'localhost', '::1'])
@@ -163,6 +164,8 @@ export function startupMessage(error: unknown, options: SandboxServerOptions): s
       return `cannot create the data file ${options.data}: a part of its path is a file, not a folder`
     case 'EISDIR':
       return `--data ${options.data} is a folder; give a file path such as ${options.data}/sandbox.json`
+    case 'ENOTFILE':
+      return `--data ${options.data} is not a regular file (a FIFO or a device is never read); give a JSON file`
     case 'EROFS':
       return `cannot write the data file ${options.data}: the file system is read-only`
     default:
@@ -179,12 +182,12 @@ async function readOverrides(file: string, bytes: number): Promise<OverrideInput
   let text: string
   try {
     const found = await stat(file)
-    if (!found.isFile())
-      return `--overrides ${file} is not a file (a JSON array of overrides is read from a regular file)`
     if (found.size > 4 * bytes)
       return `--overrides ${file} holds ${found.size} bytes: more than its overrides could take (--overrides-bytes ${bytes})`
-    text = await readFile(file, 'utf8')
+    text = await readRegularFile(file)
   } catch (error) {
+    if (error instanceof NotAFile)
+      return `--overrides ${file} is not a file (a JSON array of overrides is read from a regular file)`
     return `cannot read --overrides ${file}: ${(error as NodeJS.ErrnoException).code ?? (error as Error).message}`
   }
   let parsed: unknown

@@ -1,5 +1,6 @@
 import { closeSync, fchmodSync, fsyncSync, openSync, renameSync, rmSync, writeSync } from 'node:fs'
-import { copyFile, open, rename, rm, stat } from 'node:fs/promises'
+import { open, rename, rm, stat, writeFile } from 'node:fs/promises'
+import { readRegularFile } from '../regular-file.js'
 import { basename, dirname, join } from 'node:path'
 import type { Snapshot } from '../../db/store.js'
 import type { Row } from '../../db/table.js'
@@ -139,7 +140,8 @@ export class FoldedFile {
       `${basename(this.target).replace(/\.json$/i, '')}.edit-${stamp}.json`,
     )
     try {
-      await copyFile(this.target, copy)
+      // Its text, from a regular file only (a FIFO put in its place would hold the copy for good).
+      await writeFile(copy, await readRegularFile(this.target), { flag: 'wx' })
       this.print(`shop-sandbox: ${this.path} ${why}; ${verdict}; your edit is kept in ${copy}`)
       return copy
     } catch (error) {

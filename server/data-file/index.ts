@@ -1,5 +1,6 @@
 import type { Stats } from 'node:fs'
-import { readdir, readFile, rm, stat } from 'node:fs/promises'
+import { readdir, rm, stat } from 'node:fs/promises'
+import { NotAFile, readRegularFile } from '../regular-file.js'
 import { basename, dirname, join, resolve } from 'node:path'
 import type { ProgressReporter } from '../../db/progress.js'
 import type { Snapshot, Store, StoreChange } from '../../db/store.js'
@@ -264,7 +265,7 @@ export class DataFile implements Persistence {
     const target = this.#file.target
     let text: string | undefined
     try {
-      text = await readFile(target, 'utf8')
+      text = await readRegularFile(target)
       const { mode, uid, gid } = await stat(target)
       this.#file.mode = mode & 0o7777
       this.#file.owner = { uid, gid }
@@ -280,7 +281,7 @@ export class DataFile implements Persistence {
       this.#file.bytes = text.length
     }
     const logPath = this.#log.logPath
-    const logText = await readFile(logPath, 'utf8').catch(() => '')
+    const logText = await readRegularFile(logPath).catch(() => '')
     if (logText !== '') {
       const base = document ?? this.store.snapshot()
       const replayed = replayLog(base, logText, this.catalog.names)
@@ -483,7 +484,18 @@ export class DataFile implements Persistence {
     const now = await file.settled()
     if (now === null || (file.known !== null && same(now, file.known))) return
     file.known = now
-    const text = await readFile(file.target, 'utf8')
+    let text: string
+    try {
+      text = await readRegularFile(file.target)
+    } catch (error) {
+      // Replaced by what is not a file (a FIFO, a device), or gone again: the sandbox's data
+      // are written back in its place.
+      this.#print(
+        `shop-sandbox: ${this.path} ${error instanceof NotAFile ? 'was replaced by something that is not a regular file' : `cannot be read (${(error as NodeJS.ErrnoException).code ?? error})`}; the sandbox keeps its data and writes it to the file again`,
+      )
+      this.#compactDue = true
+      return
+    }
     if (this.#log.changes > 0 || this.store.sequence > this.#commits.durable) {
       await file.keepEdit('was edited on disk while the sandbox had changes not yet in it')
       this.#compactDue = true

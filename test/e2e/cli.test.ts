@@ -1,7 +1,7 @@
 import type { ChildProcess } from 'node:child_process'
 import { execFile, spawn } from 'node:child_process'
 import { once } from 'node:events'
-import { mkdtemp, readFile, writeFile } from 'node:fs/promises'
+import { mkdtemp, readFile, rm, symlink, writeFile } from 'node:fs/promises'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { fileURLToPath } from 'node:url'
@@ -218,6 +218,20 @@ describe('shop-sandbox CLI', () => {
     const unknown = await cli('--port', '0', '--scenario', 'emtpy')
     expect(unknown.code).toBe(1)
     expect(unknown.stderr).toContain("no scenario named 'emtpy'; known (closest first): empty")
+    // A file that is no regular file is never read: a FIFO hung the start, /dev/zero ran it
+    // out of memory.
+    await rm(join(dir, 'broken.json'))
+    await symlink('/dev/zero', join(dir, 'zero.json'))
+    const zero = await cli('--port', '0', '--scenarios', dir)
+    expect(zero.code).toBe(1)
+    expect(zero.stderr).toContain(
+      `--scenarios ${join(dir, 'zero.json')}: not a regular file (a FIFO or a device is never read)`,
+    )
+    await rm(join(dir, 'zero.json'))
+    await run('mkfifo', [join(dir, 'pipe.json')])
+    const pipe = await cli('--port', '0', '--scenarios', dir)
+    expect(pipe.code).toBe(1)
+    expect(pipe.stderr).toContain(`${join(dir, 'pipe.json')}: not a regular file`)
   })
 
   it('--overrides loads overrides from a JSON file at start; a bad file is one line and exit 1', async () => {

@@ -368,6 +368,38 @@ describe('the data file (CONTRACT C3, issue 15)', () => {
     expect(JSON.parse(await readFile(file, 'utf8')).users.length).toBe(53)
   })
 
+  it('a data file replaced by a FIFO while running is never read: writes go on, the file is written again, the stop ends', async () => {
+    // Read, a FIFO would hold the read (and a thread of libuv's pool) for good: every later
+    // write waited, and a SIGTERM no longer stopped the server.
+    const file = join(await tempDir(), 'data.json')
+    const server = await start(file)
+    expect((await create(server, 'before1')).status).toBe(201)
+    await waitFor(async () => (await readFile(file, 'utf8')).includes('before1'))
+    await rm(file)
+    await run('mkfifo', [file])
+    const isFile = () => lstat(file).then((found) => found.isFile())
+    await waitFor(isFile)
+    expect((await create(server, 'after1')).status).toBe(201)
+    await server.close()
+    expect(await isFile()).toBe(true)
+    const names = JSON.parse(await readFile(file, 'utf8')).users.map(
+      (user: { name: string }) => user.name,
+    )
+    expect(names).toEqual(expect.arrayContaining(['before1', 'after1']))
+  })
+
+  it('a data file that is not a regular file (a FIFO, /dev/zero) is refused at start, naming it', async () => {
+    const folder = await tempDir()
+    const fifo = join(folder, 'fifo.json')
+    await run('mkfifo', [fifo])
+    const zero = join(folder, 'zero.json')
+    await symlink('/dev/zero', zero)
+    for (const file of [fifo, zero])
+      await expect(createSandboxServer({ port: 0, data: file })).rejects.toThrow(
+        /is not a regular file/,
+      )
+  })
+
   it('a stop while writes keep coming folds them all in and ends cleanly: no exit error, nothing acknowledged missing', async () => {
     const file = join(await tempDir(), 'data.json')
     const server = await start(file)
