@@ -1,6 +1,7 @@
 import * as z from 'zod'
 import { MAX_ID } from '../contract/fields.js'
 import { describeIssue, safeParseReporting } from '../contract/issues.js'
+import { clip } from '../contract/params.js'
 import { schemaRegistry } from '../contract/registry.js'
 import type { ProgressReporter } from '../db/progress.js'
 import { PROGRESS_STEP } from '../db/progress.js'
@@ -158,6 +159,33 @@ function* checkingDocument(
   return problem
     ? { ok: false, problem: `${problem.name}[${problem.index}].${problem.problem}` }
     : { ok: true, document }
+}
+
+/**
+ * The first key of a document that no collection or field of the API holds (`cats`, a file
+ * written with `--resources` and read without; `users[3].nickname`), or null. A document is
+ * checked as the schemas read it, and they leave such keys out: the data file's next write
+ * would drop them without a word, so a data file holding one is refused (with what to do).
+ * Keys only, no values: linear in the document.
+ */
+export function unknownKey(catalog: Catalog, input: unknown): string | null {
+  if (typeof input !== 'object' || input === null || Array.isArray(input)) return null
+  const known = new Set([...catalog.names, 'nextIds'])
+  for (const key of Object.keys(input))
+    if (!known.has(key))
+      return `${clip(key)}: is not a collection of this API (${listed(catalog.names)}); its records would be dropped at the next write (a file written with --resources is served with the same --resources)`
+  for (const { name, fields } of catalog.resources) {
+    const records = (input as Record<string, unknown>)[name]
+    if (!Array.isArray(records)) continue
+    const own = new Set(fields)
+    for (const [index, record] of records.entries()) {
+      if (typeof record !== 'object' || record === null) continue
+      for (const key of Object.keys(record))
+        if (!own.has(key))
+          return `${name}[${index}].${clip(key)}: is not a field of ${name}; it would be dropped at the next write`
+    }
+  }
+  return null
 }
 
 /** `a, b and c`. */

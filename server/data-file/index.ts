@@ -5,7 +5,7 @@ import { basename, dirname, join, resolve } from 'node:path'
 import type { ProgressReporter } from '../../db/progress.js'
 import type { Snapshot, Store, StoreChange } from '../../db/store.js'
 import type { Catalog } from '../../resources/catalog.js'
-import { checkSnapshot } from '../../resources/document.js'
+import { checkSnapshot, unknownKey } from '../../resources/document.js'
 import type { Persistence, PersistenceStatus } from '../../state/instance.js'
 import { realTarget } from './atomic.js'
 import { cannot, DataFileError, reasonOf } from './errors.js'
@@ -318,6 +318,8 @@ export class DataFile implements Persistence {
     }
     const check = checkSnapshot(this.catalog, parsed)
     if (!check.ok) return `is invalid: ${check.problem}`
+    const unknown = unknownKey(this.catalog, parsed)
+    if (unknown) return `is invalid: ${unknown}`
     const document = check.document as Snapshot
     // An edit without id sequences never lowers those the sandbox has handed out (B1: ids are
     // never reused); at start, a file without them continues after its highest ids.

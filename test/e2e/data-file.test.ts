@@ -388,6 +388,35 @@ describe('the data file (CONTRACT C3, issue 15)', () => {
     expect(names).toEqual(expect.arrayContaining(['before1', 'after1']))
   })
 
+  it('a data file holding what the API has no place for is refused, not emptied of it at the next write', async () => {
+    // A file written with --resources and served without them lost the extra collection
+    // without a word at the first write; a field the schema lacks went the same way.
+    const file = join(await tempDir(), 'data.json')
+    const server = await start(file)
+    await server.close()
+    const written = JSON.parse(await readFile(file, 'utf8'))
+    for (const [change, problem] of [
+      [
+        { ...written, cats: [{ id: 1, name: 'Tom' }] },
+        'cats: is not a collection of this API (users, products and orders); its records would be dropped at the next write',
+      ],
+      [
+        {
+          ...written,
+          users: written.users.map((user: object, index: number) =>
+            index === 3 ? { ...user, nickname: 'x' } : user,
+          ),
+        },
+        'users[3].nickname: is not a field of users; it would be dropped at the next write',
+      ],
+    ] as const) {
+      const text = JSON.stringify(change, null, 2)
+      await writeFile(file, text)
+      await expect(createSandboxServer({ port: 0, data: file })).rejects.toThrow(problem)
+      expect(await readFile(file, 'utf8')).toBe(text)
+    }
+  })
+
   it('a data file that is not a regular file (a FIFO, /dev/zero) is refused at start, naming it', async () => {
     const folder = await tempDir()
     const fifo = join(folder, 'fifo.json')
