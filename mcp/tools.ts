@@ -6,7 +6,12 @@ import { MAX_JSON_DEPTH } from '../http/body.js'
 import { journalQuery } from '../http/control.js'
 import { scenarioChoiceSchema } from '../http/scenario-routes.js'
 import { sandboxIdSchema } from '../http/steps/sandbox.js'
-import { overrideInputSchema, overrideMethods } from '../state/overrides/index.js'
+import {
+  overrideInputSchema,
+  overrideMethods,
+  unholdableName,
+  unholdableNames,
+} from '../state/overrides/index.js'
 import { runtimeConfigPatchSchema } from '../state/runtime-config.js'
 import { describeApi } from './describe.js'
 import { ToolError } from './errors.js'
@@ -33,6 +38,8 @@ export interface Tool {
   description: string
   /** Built on first use. */
   input: () => z.ZodObject
+  /** What the input schema cannot see, in the raw arguments: names zod's records would drop. */
+  unholdable?: (args: Record<string, unknown>) => string[]
   run(args: Record<string, unknown>, target: Target): Promise<ToolResult>
 }
 
@@ -247,6 +254,10 @@ export const tools: readonly Tool[] = [
     description:
       'Sends a request to the API as the admin, the member, nobody or a token, and answers its exact status, headers and body (a 4xx is an answer, not an error).',
     input: callInput,
+    unholdable: (args) => [
+      ...unholdableName(args.query, 'query'),
+      ...unholdableName(args.headers, 'headers'),
+    ],
     async run(args, target) {
       const {
         method,
@@ -363,6 +374,7 @@ export const tools: readonly Tool[] = [
     description:
       'Makes a route answer something else (CONTRACT C2): method, path (a route template or a concrete path, or one the API lacks), query, headers, body conditions, times, and a response (status, data, body, headers, delayMs, drop) or a sequence of responses.',
     input: () => withSandbox(overrideInputSchema().shape)(),
+    unholdable: unholdableNames,
     async run(args, target) {
       const { sandbox: _, ...override } = args
       const stored = await controlObject(target, 'POST', '/overrides', args, override)
@@ -525,10 +537,15 @@ export async function callTool(tool: Tool, args: unknown, target: Target): Promi
     if (deeperThan(args, MAX_DEPTH))
       return refused([`input: nests deeper than ${MAX_DEPTH} levels`])
     const parsed = safeParseReporting(tool.input(), args ?? {})
-    if (!parsed.success)
-      return refused(
-        distinctIssues(parsed.error.issues).flatMap((issue) => describeIssues(issue, 'input')),
-      )
+    const problems = [
+      ...(typeof args === 'object' && args !== null
+        ? (tool.unholdable?.(args as Record<string, unknown>) ?? [])
+        : []),
+      ...(parsed.success
+        ? []
+        : distinctIssues(parsed.error.issues).flatMap((issue) => describeIssues(issue, 'input'))),
+    ]
+    if (!parsed.success || problems.length > 0) return refused(problems)
     return bounded(await tool.run(parsed.data as Record<string, unknown>, target))
   } catch (error) {
     const message =

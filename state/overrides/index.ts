@@ -25,6 +25,7 @@ export {
   overrideMethods,
   overrideSchema,
   parseOverride,
+  unholdableName,
   unholdableNames,
 } from './schemas.js'
 export { OverrideBoundError, overrideFootprint, Overrides } from './store.js'

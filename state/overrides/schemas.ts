@@ -264,10 +264,7 @@ export type ParsedOverride = z.output<ReturnType<typeof overrideInputSchema>>
  */
 export function unholdableNames(input: unknown): string[] {
   const problems: string[] = []
-  const check = (record: unknown, path: string) => {
-    if (isObject(record) && Object.hasOwn(record, '__proto__'))
-      problems.push(`${path}.__proto__: is not a name it can hold`)
-  }
+  const check = (record: unknown, path: string) => problems.push(...unholdableName(record, path))
   if (!isObject(input)) return problems
   check(input.query, 'query')
   check(input.headers, 'headers')
@@ -277,6 +274,13 @@ export function unholdableNames(input: unknown): string[] {
       if (isObject(answer)) check(answer.headers, `responses[${index}].headers`)
     })
   return problems
+}
+
+/** `[path.__proto__: …]` when a record (query parameters, headers by name) names `__proto__`, else none. */
+export function unholdableName(record: unknown, path: string): string[] {
+  return isObject(record) && Object.hasOwn(record, '__proto__')
+    ? [`${path}.__proto__: is not a name it can hold`]
+    : []
 }
 
 const isObject = (value: unknown): value is Record<string, unknown> =>

@@ -313,6 +313,20 @@ describe('shop-sandbox mcp, in process', () => {
       ],
       ['add_override', { method: 'GET', path: '/x', response: { status: 999 } }, 'response.status'],
       ['add_override', { method: 'GET' }, 'path: is required'],
+      // Parsed from JSON, as an agent's arguments are: zod's records drop such a key, and the
+      // override then matched every request (a 503 for every product).
+      [
+        'add_override',
+        JSON.parse(
+          '{"method":"GET","path":"/products/{product_id}","query":{"__proto__":"x"},"response":{"status":503}}',
+        ),
+        'query.__proto__: is not a name it can hold',
+      ],
+      [
+        'call_api',
+        JSON.parse('{"method":"GET","path":"/users","headers":{"__proto__":"x"}}'),
+        'headers.__proto__: is not a name it can hold',
+      ],
       ['set_settings', { errorRate: 2 }, 'errorRate: must be at most 1'],
       ['read_journal', { status: 'teapot' }, 'status'],
       // As over HTTP, in process too (50,000 characters gave an empty list here, a 400 there).
