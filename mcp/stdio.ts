@@ -27,22 +27,24 @@ export interface LineRefusal {
  */
 export function lineProblem(line: string): LineRefusal | null {
   if (line.trim() === '') return null
-  if (jsonDepthExceeds(line, MAX_MESSAGE_DEPTH))
-    return {
-      id: null,
-      code: -32600,
-      message: `message nests deeper than ${MAX_MESSAGE_DEPTH} levels`,
-    }
   let message: unknown
   try {
+    // V8 parses any depth without recursing; what would recurse is the SDK's check of it.
     message = JSON.parse(line)
   } catch {
     return { id: null, code: -32700, message: 'Parse error: the message is not JSON' }
   }
+  const given = (message as { id?: unknown } | null)?.id
+  // Its id, so the caller waiting for that answer gets it (with null it would wait for good).
+  const id =
+    typeof given === 'string' || (typeof given === 'number' && Number.isFinite(given))
+      ? given
+      : null
+  if (jsonDepthExceeds(line, MAX_MESSAGE_DEPTH))
+    return { id, code: -32600, message: `message nests deeper than ${MAX_MESSAGE_DEPTH} levels` }
   if (JSONRPCMessageSchema.safeParse(message).success) return null
-  const id = (message as { id?: unknown } | null)?.id
   return {
-    id: typeof id === 'string' || (typeof id === 'number' && Number.isFinite(id)) ? id : null,
+    id,
     code: -32600,
     message:
       'Invalid Request: not a JSON-RPC 2.0 message (an object with jsonrpc "2.0" and a method, or a result or error)',
