@@ -4,7 +4,8 @@ import type { ApiDefinition } from '../resources/api.js'
 import type { AnyResourceDefinition } from '../resources/define.js'
 import { Catalog } from '../resources/catalog.js'
 import type { OptionName, OptionSpec } from '../sandbox/option-table.js'
-import { flagName, optionTable } from '../sandbox/option-table.js'
+import { flagName, HELP_FLAGS, optionTable } from '../sandbox/option-table.js'
+import { countNameProblem } from '../sandbox/options.js'
 import { shopApi } from '../shop/index.js'
 import { countsOf, flagOf, integerFlag } from './flags.js'
 import { check } from './check.js'
@@ -70,6 +71,9 @@ async function loadModules(argv: readonly string[]) {
   ].join(', ')
   try {
     const catalog = Catalog.of(api ?? shopApi, resources)
+    // Before the flags are made: a resource named help would have had --help print the help.
+    const taken = countNameProblem(catalog)
+    if (taken) return `${named}: ${taken}`
     return { api, apiModule, resources, resourceModules, catalog }
   } catch (error) {
     return `${named}: ${(error as Error).message}`
@@ -347,8 +351,8 @@ export async function runCli(argv: string[]): Promise<void> {
     .epilogue('Docs: the README of shop-sandbox, or GET /docs on a running sandbox.')
     .strict()
     .version(version)
-    .alias('help', 'h')
-    .alias('version', 'v')
+    .alias('help', HELP_FLAGS.help)
+    .alias('version', HELP_FLAGS.version)
     .wrap(Math.min(110, process.stdout.columns ?? 110))
     .fail((message, error) => {
       if (error && !message) throw error

@@ -400,7 +400,26 @@ export const optionSchema = Object.fromEntries(
   Object.entries(optionTable).map(([name, spec]) => [name, once(spec.schema as () => z.ZodType)]),
 ) as { readonly [K in OptionName]: () => ReturnType<Table[K]['schema']> }
 
-export { flagName } from '../contract/option-spec.js'
+import { flagName } from '../contract/option-spec.js'
+export { flagName }
+
+/** The command line's own flags and their one-letter aliases (yargs gives them). */
+export const HELP_FLAGS = { help: 'h', version: 'v' } as const
+
+/**
+ * What a command-line flag is called, as a name of the option table, its flag (`max-overrides`),
+ * a one-letter alias (`p`), or the command line's own (`help`, `h`): no resource may take one,
+ * its record count being the flag named after it (`--help 3` printed the help, `-p` set the
+ * port).
+ */
+export const takenFlagNames: ReadonlySet<string> = new Set([
+  ...Object.entries(optionTable).flatMap(([name, spec]) => {
+    const alias = (spec as { flag?: { alias?: string } }).flag?.alias
+    return [name, flagName(name), ...(alias ? [alias] : [])]
+  }),
+  ...Object.entries(HELP_FLAGS).flat(),
+  'resources',
+])
 
 /** An option's flag, for messages: `flag('allowedHosts')` is `--allowed-hosts`. */
 export function flag(name: OptionName): string {

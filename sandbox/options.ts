@@ -10,7 +10,7 @@ import type { SandboxLimits } from '../state/limits.js'
 import type { RuntimeConfig } from '../state/runtime-config.js'
 import { defaultRuntimeConfig, withSettings } from '../state/runtime-config.js'
 import type { OptionName, OptionsOf, OptionValue } from './option-table.js'
-import { flagName, optionSchema, optionTable } from './option-table.js'
+import { flagName, optionSchema, optionTable, takenFlagNames } from './option-table.js'
 
 /**
  * Options of a sandbox: every option of the option table whose scope is `sandbox` (see the
@@ -109,6 +109,19 @@ function validOptions(options: object, catalog: Catalog): Record<string, unknown
 }
 
 /**
+ * Why a resource's name cannot be its record count's option, or null: a resource's count is the
+ * option (and the flag) named after it, so no resource may take an option's name, its flag, or
+ * a flag the command line takes for itself (`help`, `-p`). The CLI asks before it makes its
+ * flags; a sandbox when it is made.
+ */
+export function countNameProblem(catalog: Catalog): string | null {
+  for (const name of catalog.names)
+    if (takenFlagNames.has(name) || takenFlagNames.has(flagName(name)))
+      return `${name}.name: ${name} is ${Object.hasOwn(optionTable, name) || name === 'resources' ? `an option of the sandbox${name === 'api' || name === 'resources' ? '' : ` (--${flagName(name)})`}` : `a flag the command line takes for itself (${name.length === 1 ? '-' : '--'}${name})`}, and a resource's record count is the option named after it; pick another name`
+  return null
+}
+
+/**
  * Fills in defaults and validates; throws an Error whose message names every bad option (and a
  * TypeError naming the resource and field of any mistake in the API's definitions).
  */
@@ -119,12 +132,8 @@ export function resolveOptions(options: SandboxOptions & { api: ApiDefinition })
       'Invalid sandbox options: resources: must be a list of resource definitions',
     )
   const catalog = Catalog.of(api, (resources ?? []) as readonly AnyResourceDefinition[])
-  // A resource's count is an option named after it: no resource may take an option's name.
-  for (const name of catalog.names)
-    if (Object.hasOwn(optionTable, name) || name === 'resources')
-      throw new TypeError(
-        `${name}.name: ${name} is an option of the sandbox${name === 'api' || name === 'resources' ? '' : ` (--${flagName(name)})`}, and a resource's record count is the option named after it; pick another name`,
-      )
+  const taken = countNameProblem(catalog)
+  if (taken) throw new TypeError(taken)
   const given = validOptions(options, catalog)
   const clock = given.clock as (() => Date | number) | undefined
   const now = clock ? () => clockTime(clock) : Date.now

@@ -354,6 +354,24 @@ describe('definition-time checks: each misuse is a TypeError naming the resource
     },
   )
 
+  it.each([
+    ['help', '--help'],
+    ['h', '-h'],
+    ['version', '--version'],
+    ['p', '-p'],
+    ['q', '-q'],
+    ['journal-size', '--journal-size'],
+  ])(
+    'a resource named %s (a flag of the command line: --help 3 printed the help, -p set the port) is refused',
+    (name, flag) => {
+      expect(() => createSandbox({ resources: [broken({ name })] })).toThrow(
+        new RegExp(
+          `^${name}\\.name: ${name} is (a flag the command line takes for itself \\(${flag}\\)|an option of the sandbox \\(${flag}\\))`,
+        ),
+      )
+    },
+  )
+
   it('a resource named like what every object has is refused', () => {
     expect(() => createSandbox({ resources: [broken({ name: 'constructor' })] })).toThrow(
       'resources[0].name: constructor is a name every JavaScript object has',

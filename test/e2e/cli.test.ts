@@ -368,6 +368,19 @@ export default [
     )
     const missing = await cli('--port', '0', '--resources', join(dir, 'nope.mjs'))
     expect(missing.stderr).toContain('nope.mjs: no such module')
+    // A resource named like a flag of the command line: refused before the flags are made
+    // (named help, its count flag was --help: the start printed the help and exited 0).
+    await writeFile(
+      join(dir, 'help.mjs'),
+      definition('mjs')
+        .replace("name: 'tags'", "name: 'help'")
+        .replace("singular: 'tag'", "singular: 'helper'"),
+    )
+    const help = await cli('--port', '0', '--resources', join(dir, 'help.mjs'))
+    expect(help.code).toBe(1)
+    expect(help.stderr.trim()).toMatch(
+      /^shop-sandbox: --resources \S+help\.mjs: help\.name: help is a flag the command line takes for itself \(--help\)/,
+    )
 
     // Counts of unknown or malformed form: one line, exit 2, naming --counts.
     for (const [value, text] of [
