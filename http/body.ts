@@ -6,6 +6,7 @@ import {
   safeParseReporting,
 } from '../contract/issues.js'
 import { ApiError, MAX_PROBLEMS } from '../contract/api-error.js'
+import { MAX_JSON_DEPTH } from '../contract/json-size.js'
 import type { ApiRequest } from '../contract/exchange.js'
 import { clip } from '../contract/params.js'
 import { limitFlag } from '../state/limits.js'
@@ -13,8 +14,7 @@ import { limitFlag } from '../state/limits.js'
 /** Bodies larger than this are refused with 413 / 41300 (CONTRACT B5). */
 export const BODY_LIMIT = 1024 * 1024
 
-/** JSON nested deeper than this is refused 400 / 40004 before it is parsed (C3). */
-export const MAX_JSON_DEPTH = 64
+export { MAX_JSON_DEPTH }
 
 /** How deep arrays and objects nest in a JSON text, stopping early past `max` (no recursion). */
 export function jsonDepthExceeds(text: string, max: number): boolean {

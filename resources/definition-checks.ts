@@ -533,11 +533,23 @@ export function checkDefinition(
     fail(at('seed.min'), `is more than seed.max`)
   if (typeof seed.generate !== 'function')
     fail(at('seed.generate'), 'must be a function returning the records')
-  if (seed.needs !== undefined && !context.names.has(nameOf(seed.needs as string)))
-    fail(
-      at('seed.needs'),
-      `${JSON.stringify(nameOf(seed.needs as string))} is not a resource of this API`,
-    )
+  if (seed.needs !== undefined) {
+    const needs = seed.needs as unknown
+    const named =
+      typeof needs === 'string' ||
+      (typeof needs === 'object' &&
+        needs !== null &&
+        typeof (needs as { name?: unknown }).name === 'string')
+        ? nameOf(needs as string)
+        : undefined
+    if (named === undefined)
+      fail(
+        at('seed.needs'),
+        `must be a resource (its name, or its definition), got ${JSON.stringify(needs)}`,
+      )
+    if (!context.names.has(named))
+      fail(at('seed.needs'), `${JSON.stringify(named)} is not a resource of this API`)
+  }
 }
 
 const BODY_KINDS = ['create', 'replace', 'patch', 'nestedCreate']

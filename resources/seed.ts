@@ -5,7 +5,7 @@ import type { ProgressReporter } from '../db/progress.js'
 import type { Snapshot } from '../db/store.js'
 import type { UniqueKey } from '../db/table.js'
 import { foldCase, freezeDocument } from '../db/store.js'
-import { jsonFootprint, notJson } from '../contract/json-size.js'
+import { jsonFootprint, MAX_JSON_DEPTH, notJson } from '../contract/json-size.js'
 import { describeIssue, safeParseReporting } from '../contract/issues.js'
 import { linkProblem, thrown } from './document.js'
 import type { Catalog } from './catalog.js'
@@ -365,19 +365,36 @@ function plainRecord(id: number, values: Record<string, unknown>): Row {
 function checkedSeed(catalog: Catalog, name: string, generated: unknown, count: number): Row[] {
   const where = `${name}.seed.generate`
   if (!Array.isArray(generated)) throw new TypeError(`${where}: must return a list of records`)
-  if (generated.length !== count)
-    throw new TypeError(`${where}: returned ${generated.length} records; ${count} were asked for`)
+  const records: Row[] = []
+  try {
+    if (generated.length !== count)
+      throw new TypeError(`${where}: returned ${generated.length} records; ${count} were asked for`)
+    // Index by index: a hole (`new Array(3)`) is a record that is not an object, as map skipped it.
+    for (let index = 0; index < count; index++) {
+      const values: unknown = generated[index]
+      if (typeof values !== 'object' || values === null || Array.isArray(values))
+        throw new TypeError(`${where}: record ${index + 1} must be an object`)
+      // Ids are the seed's: 1, 2, 3… whatever a seeder put there (id stays the first key).
+      records.push(plainRecord(index + 1, values as Record<string, unknown>))
+    }
+  } catch (error) {
+    if (error instanceof TypeError && error.message.startsWith(where)) throw error
+    // A list or a record that throws when read (a Proxy's trap): said, naming the seeder.
+    throw new TypeError(`${where}: its records cannot be read: ${thrown(error)}`, { cause: error })
+  }
   const resource = catalog.get(name)
-  const records = generated.map((values, index) => {
-    if (typeof values !== 'object' || values === null || Array.isArray(values))
-      throw new TypeError(`${where}: record ${index + 1} must be an object`)
-    // Ids are the seed's: 1, 2, 3… whatever a seeder put there (id stays the first key).
-    return plainRecord(index + 1, values as Record<string, unknown>)
-  })
   const keyword = resource.definition.list?.keyword as ((record: Row) => unknown) | undefined
   const fields = new Set(resource.fields)
   for (const record of records.slice(0, SEED_CHECKED)) {
-    const checked = safeParseReporting(resource.schema, record)
+    let checked: ReturnType<typeof safeParseReporting>
+    try {
+      checked = safeParseReporting(resource.schema, record)
+    } catch (error) {
+      // A refinement of the schema's own that throws instead of saying no.
+      throw new TypeError(`${name}.schema: checking record ${record.id} ${thrown(error)}`, {
+        cause: error,
+      })
+    }
     if (!checked.success)
       throw new TypeError(
         `${where}: record ${record.id}: ${describeIssue(checked.error.issues[0]!, 'record')}`,
@@ -406,7 +423,12 @@ function checkedSeed(catalog: Catalog, name: string, generated: unknown, count: 
   if (resource.openFields.length > 0)
     for (const record of records) {
       for (const field of resource.openFields) {
-        const problem = notJson((record as Record<string, unknown>)[field] ?? null)
+        const value = (record as Record<string, unknown>)[field] ?? null
+        const problem =
+          notJson(value) ??
+          (jsonFootprint(value, MAX_JSON_DEPTH).tooDeep
+            ? `nests deeper than ${MAX_JSON_DEPTH} levels`
+            : null)
         if (problem)
           throw new TypeError(
             `${where}: record ${record.id}: ${field}: ${problem} (records are sent and kept as JSON)`,

@@ -1,7 +1,7 @@
 import * as z from 'zod'
 import { documented } from '../../contract/registry.js'
 import { describeIssues, distinctIssues, safeParseReporting } from '../../contract/issues.js'
-import { jsonFootprint, notJson } from '../../contract/json-size.js'
+import { jsonFootprint, MAX_JSON_DEPTH, notJson } from '../../contract/json-size.js'
 import { once } from '../../contract/once.js'
 import {
   headerNameProblem,
@@ -25,7 +25,7 @@ const MAX_BODY_CONDITION = 16 * 1024
 /** The longest path an override (or a journal filter) names, in characters. */
 export const MAX_PATH = 2000
 /** How deep an override's JSON may nest (as request bodies: CONTRACT C3). */
-export const MAX_DEPTH = 64
+export const MAX_DEPTH = MAX_JSON_DEPTH
 
 /**
  * The lowest status an override may answer: a 1xx is an interim answer, never a final one (a

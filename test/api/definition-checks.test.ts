@@ -340,6 +340,58 @@ describe('definition-time checks: each misuse is a TypeError naming the resource
       { seed: { ...tags.seed, max: 1e15 } },
       'tags.seed.max: must be at most 1,000,000',
     ],
+    // Mistakes that surfaced as a bare error (a stack overflow, a TypeError of the engine's own).
+    [
+      'a seeder returning a list with holes',
+      { seed: { count: 3, generate: () => new Array(3) } },
+      'tags.seed.generate: record 1 must be an object',
+    ],
+    [
+      'a seeder returning a list that throws when read',
+      {
+        seed: {
+          count: 3,
+          generate: () =>
+            new Proxy([], {
+              get() {
+                throw new Error('proxy boom')
+              },
+            }),
+        },
+      },
+      'tags.seed.generate: its records cannot be read: threw Error: proxy boom',
+    ],
+    [
+      'a refinement that throws',
+      {
+        schema: tagSchema.extend({
+          label: z.string().refine(() => {
+            throw new Error('refine boom')
+          }),
+        }),
+      },
+      'tags.schema: checking record 1 threw Error: refine boom',
+    ],
+    [
+      'an open field seeded 10,000 levels deep',
+      {
+        schema: tagSchema.extend({ extra: z.unknown() }),
+        seed: {
+          count: 1,
+          generate: () => {
+            let deep: unknown = 1
+            for (let level = 0; level < 10_000; level++) deep = [deep]
+            return [{ slug: 'deep', label: 'Deep', extra: deep, createdAt: at, updatedAt: at }]
+          },
+        },
+      },
+      'tags.seed.generate: record 1: extra: nests deeper than 64 levels',
+    ],
+    [
+      'seed.needs given as a list',
+      { seed: { ...tags.seed, needs: ['users'] } },
+      'tags.seed.needs: must be a resource (its name, or its definition), got ["users"]',
+    ],
   ])('%s', (_, changes, message) => {
     expect(() => createSandbox({ resources: [broken(changes)] })).toThrow(TypeError)
     expect(() => createSandbox({ resources: [broken(changes)] })).toThrow(message)
