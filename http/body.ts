@@ -134,6 +134,25 @@ export function validateBody<S extends z.ZodType>(
   rules: BodyRules,
   references?: (body: unknown) => string[],
 ): z.output<S> {
+  const check = checkBody(schema, body, rules, references)
+  if (!check.ok) throw ApiError.invalid(check.problems, check.more)
+  return check.data
+}
+
+/** What {@link checkBody} finds: the data, or the problems (the first {@link MAX_PROBLEMS}) and how many more. */
+export type BodyCheck<T> = { ok: true; data: T } | { ok: false; problems: string[]; more: number }
+
+/**
+ * {@link validateBody}'s check without the answer: what MCP's tools check their input with
+ * (`root` names the whole of it in a problem: `body`, `input`).
+ */
+export function checkBody<S extends z.ZodType>(
+  schema: S,
+  body: unknown,
+  rules: BodyRules,
+  references?: (body: unknown) => string[],
+  root = 'body',
+): BodyCheck<z.output<S>> {
   const checksFields = rules.strict || rules.closed === true
   const found: Found = { problems: [], more: 0 }
   // Checking fields, zod parses only what the schema knows (unknown keys were reported here).
@@ -144,16 +163,14 @@ export function validateBody<S extends z.ZodType>(
   if (!result.success) {
     for (const issue of distinctIssues(result.error.issues)) {
       if (checksFields && issue.code === 'unrecognized_keys') continue
-      for (const problem of describeIssues(issue)) note(found, problem)
+      for (const problem of describeIssues(issue, root)) note(found, problem)
     }
   }
   // References (unknown user, unknown or inactive product) are read from the raw body, so one
   // 422 names them beside every other failing field.
   if (references) for (const problem of references(body)) note(found, problem)
-  if (found.problems.length > 0 || !result.success) {
-    throw ApiError.invalid(found.problems, found.more)
-  }
-  return result.data
+  if (found.problems.length > 0 || !result.success) return { ok: false, ...found }
+  return { ok: true, data: result.data }
 }
 
 /** A body's problems: the first {@link MAX_PROBLEMS} as text (what the message shows), the rest counted. */
