@@ -255,8 +255,8 @@ export const optionTable = {
         z
           .string()
           .regex(
-            /^(?:\*|[a-z][a-z0-9+.-]*:\/\/(?:\[[0-9a-f:.]+\]|[^\s/:?#[\]@]+)(?::\d{1,5})?\/?)$/i,
-            'must be an origin: a scheme, a host and maybe a port (http://localhost:5173), or *',
+            /^(?:\*|[a-z][a-z0-9+.-]*:\/\/(?:\[[0-9a-f:.]+\]|[^\s/:?#[\]@*]+)(?::\d{1,5})?\/?)$/i,
+            'must be an origin: a scheme, a host and maybe a port (http://localhost:5173), or * alone (no wildcard inside a name: give each origin)',
           ),
       ),
     scope: 'server',
@@ -278,7 +278,7 @@ export const optionTable = {
         ),
       ]),
     scope: 'server',
-    help: 'A Host accepted besides loopback names and the bound address (repeatable; all: no check); others get 403 / 40300',
+    help: 'A Host accepted besides loopback names and the bound address (repeatable; .example.com: it and every name under it; all: no check); others get 403 / 40300',
     defaultText: 'loopback names',
     flag: { kind: 'list', value: '<name>' },
   }),

@@ -59,7 +59,12 @@ function hostnameOf(host: string): string {
  * name: it turns the Host check off, never vouches for a name.
  */
 export function namedHost(allowed: AllowedHosts, boundHost: string): (host: string) => boolean {
-  const extra = new Set(allowed === 'all' ? [] : allowed.map((name) => hostnameOf(name)))
+  const names = allowed === 'all' ? [] : allowed.map((name) => hostnameOf(name))
+  const extra = new Set(names)
+  // `.example.com`: that name and every name under it, as Vite's server.allowedHosts reads it.
+  const domains = names.filter((name) => name.startsWith('.') && name.length > 1)
+  const underDomain = (name: string) =>
+    domains.some((domain) => name.endsWith(domain) || name === domain.slice(1))
   const bound = hostnameOf(
     boundHost.includes(':') && !boundHost.startsWith('[') ? `[${boundHost}]` : boundHost,
   )
@@ -68,7 +73,13 @@ export function namedHost(allowed: AllowedHosts, boundHost: string): (host: stri
     if (!namesAHost(host)) return false
     const name = hostnameOf(host)
     const bare = name.startsWith('[') ? name.slice(1, -1) : name
-    return isLoopback(bare) || name === bound || extra.has(name) || (anyAddress && isIP(bare) !== 0)
+    return (
+      isLoopback(bare) ||
+      name === bound ||
+      extra.has(name) ||
+      underDomain(name) ||
+      (anyAddress && isIP(bare) !== 0)
+    )
   }
 }
 

@@ -114,6 +114,8 @@ describe('shop-sandbox CLI', () => {
     [['--data-format', 'yaml'], "--data-format must be one of pretty, compact, got 'yaml'"],
     [['--cors-origin', 'example.com'], '--cors-origin must be an origin: a scheme, a host'],
     [['--cors-origin', 'http://a.example/app'], "got 'http://a.example/app'"],
+    // A wildcard inside a name matched only its own text: refused, not taken literally.
+    [['--cors-origin', 'http://*.example.com'], 'or * alone (no wildcard inside a name'],
     [['--allowed-hosts', 'http://app.local'], '--allowed-hosts must be a host name'],
     [['--strict=maybe'], "--strict takes true or false (or nothing, for true), got 'maybe'"],
     [['--quiet=abc'], "--quiet takes true or false (or nothing, for true), got 'abc'"],

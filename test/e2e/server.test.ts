@@ -361,9 +361,21 @@ describe('CONTRACT C3: Host and Origin checks', () => {
 
   it("--allowed-hosts adds names, 'all' turns the check off; --cors-origin '*' allows any origin", async () => {
     const { createSandboxServer } = await import('../../node/index.js')
-    const named = await createSandboxServer({ port: 0, allowedHosts: ['sandbox.test'] })
+    const named = await createSandboxServer({
+      port: 0,
+      allowedHosts: ['sandbox.test', '.apps.test'],
+    })
     const open = await createSandboxServer({ port: 0, allowedHosts: 'all', corsOrigin: ['*'] })
     try {
+      // `.apps.test`: that name and every name under it, as Vite reads it; nothing else.
+      for (const [host, status] of [
+        ['apps.test', 200],
+        ['one.apps.test:5173', 200],
+        ['a.b.apps.test', 200],
+        ['evilapps.test', 403],
+        ['apps.test.evil', 403],
+      ] as const)
+        expect((await rawGet(`${named.url}/users/1`, { ...admin, host })).status, host).toBe(status)
       expect(
         (await rawGet(`${named.url}/users/1`, { ...admin, host: 'sandbox.test:80' })).status,
       ).toBe(200)
