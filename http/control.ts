@@ -115,7 +115,9 @@ const sandboxesQuery = once((): QuerySchema => ({
 export const journalQuery = once((): QuerySchema => ({
   ...pagingSchema(),
   method: {
-    schema: z.string({ error: 'must be a method name' }),
+    schema: z
+      .string({ error: 'must be a method name' })
+      .regex(/^[A-Za-z]{1,20}$/, 'must be a method name'),
     read: (raw) => raw,
     problem: (raw) => `method must be a method name, got '${clip(raw)}'`,
     description: 'e.g. POST',

@@ -331,6 +331,7 @@ describe('shop-sandbox mcp, in process', () => {
       ['read_journal', { status: 'teapot' }, 'status'],
       // As over HTTP, in process too (50,000 characters gave an empty list here, a 400 there).
       ['read_journal', { path: `/${'a'.repeat(50_000)}` }, 'path: must be at most 2000 characters'],
+      ['read_journal', { method: 'G'.repeat(3_000_000) }, 'method: must be a method name'],
       ['remove_override', { id: 'some' }, 'id: must be an override id'],
       ['reset', { what: 'everything' }, 'what'],
       ['get_data', { resource: 7 }, 'resource: must be a string'],
