@@ -1,6 +1,7 @@
 import { readdir, stat } from 'node:fs/promises'
 import { basename, join, resolve } from 'node:path'
 import { pathToFileURL } from 'node:url'
+import { isThenable } from '../contract/exchange.js'
 import { NotAFile, readRegularFile } from '../server/regular-file.js'
 import type { ApiDefinition } from '../resources/api.js'
 import type { AnyResourceDefinition } from '../resources/define.js'
@@ -58,9 +59,16 @@ export async function loadResources(
 ): Promise<readonly AnyResourceDefinition[] | string> {
   const loaded = await importModule('resources', module)
   if (typeof loaded === 'string') return loaded
-  const exported = loaded.default ?? loaded.resources
-  if (isApi(exported))
-    return `--resources ${module}: its default export is an API (defineApi), not resources: pass it with --api ${module}`
+  let exported: unknown
+  try {
+    exported = loaded.default ?? loaded.resources
+    if (isThenable(exported))
+      return `--resources ${module}: its default export is a promise: export the list itself (a module may await what it needs at its top level)`
+    if (isApi(exported))
+      return `--resources ${module}: its default export is an API (defineApi), not resources: pass it with --api ${module}`
+  } catch (error) {
+    return `--resources ${module}: its export cannot be read: ${String((error as Error).message ?? error).split('\n')[0]}`
+  }
   const list = Array.isArray(exported) ? exported : exported === undefined ? undefined : [exported]
   if (!list || list.length === 0)
     return `--resources ${module}: export a list of resource definitions as the module's default (export default [categories, tags])`

@@ -378,6 +378,18 @@ export default [
         .replace("name: 'tags'", "name: 'help'")
         .replace("singular: 'tag'", "singular: 'helper'"),
     )
+    // A module whose export is a promise, or cannot be read: one line naming it, no stack.
+    await writeFile(join(dir, 'later.mjs'), 'export default Promise.resolve([])\n')
+    expect((await cli('--port', '0', '--resources', join(dir, 'later.mjs'))).stderr.trim()).toMatch(
+      /^shop-sandbox: --resources \S+later\.mjs: its default export is a promise: export the list itself/,
+    )
+    await writeFile(
+      join(dir, 'trap.mjs'),
+      "export default new Proxy([], { get() { throw new Error('trap') }, getPrototypeOf() { throw new Error('trap') } })\n",
+    )
+    expect((await cli('--port', '0', '--resources', join(dir, 'trap.mjs'))).stderr.trim()).toMatch(
+      /^shop-sandbox: --resources \S+trap\.mjs: its export cannot be read: trap$/,
+    )
     const help = await cli('--port', '0', '--resources', join(dir, 'help.mjs'))
     expect(help.code).toBe(1)
     expect(help.stderr.trim()).toMatch(
