@@ -3,6 +3,7 @@ import type { ApiDefinition } from '../resources/api.js'
 import type { AnyResourceDefinition } from '../resources/define.js'
 import { createApiSandbox } from '../sandbox/create-sandbox.js'
 import { optionTable } from '../sandbox/option-table.js'
+import { clip } from '../contract/params.js'
 
 export interface CheckCommand {
   url: string
@@ -33,9 +34,9 @@ export async function check(command: CheckCommand): Promise<void> {
   if (!url.success || !basePath.success || !timeout.success) {
     const problem = !url.success
       ? // A password in the URL is not echoed.
-        `the target ${url.error.issues[0]!.message}, got '${command.url.replace(/\/\/[^/]*@/, '//***@')}'`
+        `the target ${url.error.issues[0]!.message}, got '${clip(command.url.replace(/\/\/[^/]*@/, '//***@'), 200)}'`
       : !basePath.success
-        ? `--base-path ${basePath.error.issues[0]!.message}, got '${command.basePath}'`
+        ? `--base-path ${basePath.error.issues[0]!.message}, got '${clip(command.basePath ?? '')}'`
         : `--timeout ${timeout.error!.issues[0]!.message}, got ${String(command.timeout)}`
     console.error(`shop-sandbox check: ${problem}`)
     process.exitCode = CHECK_EXIT.unreachable

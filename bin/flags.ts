@@ -2,6 +2,7 @@ import bytes from 'bytes'
 import type { Options } from 'yargs'
 import type * as z from 'zod'
 import { describeIssue, safeParseReporting } from '../contract/issues.js'
+import { clip } from '../contract/params.js'
 import type { OptionSpec } from '../sandbox/option-table.js'
 import { flagName } from '../sandbox/option-table.js'
 
@@ -72,14 +73,14 @@ export function parser(name: string, spec: OptionSpec): (raw: unknown) => unknow
         const [min, max] = boundsOf(schema)
         const value = /^-?\d+$/.test(text) ? Number(text) : Number.NaN
         if (!Number.isSafeInteger(value) || !schema.safeParse(value).success)
-          throw new Error(`${flag} must be an integer from ${min} to ${max}, got '${text}'`)
+          throw new Error(`${flag} must be an integer from ${min} to ${max}, got '${clip(text)}'`)
         return value
       }
       case 'number': {
         const [min, max] = boundsOf(schema)
         const value = /^-?(?:\d+(?:\.\d*)?|\.\d+)$/.test(text) ? Number(text) : Number.NaN
         if (!schema.safeParse(value).success)
-          throw new Error(`${flag} must be a number from ${min} to ${max}, got '${text}'`)
+          throw new Error(`${flag} must be a number from ${min} to ${max}, got '${clip(text)}'`)
         return value
       }
       case 'bytes': {
@@ -87,7 +88,7 @@ export function parser(name: string, spec: OptionSpec): (raw: unknown) => unknow
         const value = /^\d+(?:\.\d+)?\s*(?:b|kb|mb|gb)?$/i.test(text) ? bytes.parse(text) : null
         if (value === null || !Number.isSafeInteger(value) || !schema.safeParse(value).success)
           throw new Error(
-            `${flag} must be a size from ${bytes.format(min)} to ${bytes.format(max)} (like 16kb or 4mb), got '${text}'`,
+            `${flag} must be a size from ${bytes.format(min)} to ${bytes.format(max)} (like 16kb or 4mb), got '${clip(text)}'`,
           )
         return value
       }
@@ -98,7 +99,7 @@ export function parser(name: string, spec: OptionSpec): (raw: unknown) => unknow
             `${flag}: `,
             '',
           )
-          throw new Error(`${flag} ${reason}, got '${text}'`)
+          throw new Error(`${flag} ${reason}, got '${clip(text)}'`)
         }
         return parsed.data
       }
@@ -122,7 +123,7 @@ function listParser(name: string, spec: OptionSpec): (raw: unknown) => unknown {
       if (!checked.success) {
         const issue = checked.error.issues.find((one) => one.code !== 'invalid_union')
         const message = issue?.message ?? describeIssue(checked.error.issues[0]!)
-        throw new Error(`${flag} ${message}, got '${value}'`)
+        throw new Error(`${flag} ${message}, got '${clip(value)}'`)
       }
     }
     return values
@@ -140,7 +141,7 @@ export function countsOf(
     const match = /^([a-z][a-zA-Z0-9-]*)=(\d{1,7})$/.exec(value)
     if (!match)
       throw new Error(
-        `--counts takes <name>=<count> with a count from 0, like ${names.at(-1)}=40, got '${value}'`,
+        `--counts takes <name>=<count> with a count from 0, like ${names.at(-1)}=40, got '${clip(value)}'`,
       )
     if (!names.includes(match[1]!))
       throw new Error(
@@ -157,7 +158,7 @@ export function integerFlag(name: string, min: number, max: number) {
     const text = String(raw)
     const value = /^-?\d+$/.test(text) ? Number(text) : Number.NaN
     if (!Number.isSafeInteger(value) || value < min || value > max) {
-      throw new Error(`--${name} must be an integer from ${min} to ${max}, got '${text}'`)
+      throw new Error(`--${name} must be an integer from ${min} to ${max}, got '${clip(text)}'`)
     }
     return value
   }

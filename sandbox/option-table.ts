@@ -227,7 +227,9 @@ export const optionTable = {
     schema: () =>
       z
         .string()
-        .regex(/^((\/[A-Za-z0-9._~-]+)+\/?)?$/, 'must look like /api or /api/v1')
+        .max(2000)
+        // Segments of their own, no `.` or `..` (`/a/../b` was served as /b without a word).
+        .regex(/^((\/(?!\.{1,2}(?:\/|$))[A-Za-z0-9._~-]+)+\/?)?$/, 'must look like /api or /api/v1')
         .transform((path) => path.replace(/\/$/, '')),
     scope: 'server',
     help: 'Path prefix of the resources, e.g. /api → http://127.0.0.1:4010/api/users',

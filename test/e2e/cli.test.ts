@@ -106,6 +106,12 @@ describe('shop-sandbox CLI', () => {
     [['--port', '70000'], '--port must be an integer from 0 to 65535'],
     [['--users', '1'], '--users must be an integer from 2'],
     [['--base-path', 'api'], '--base-path must look like /api'],
+    // Served as /b without a word before; a long one was named as baseUrl, echoed whole.
+    [['--base-path', '/a/../b'], "--base-path must look like /api or /api/v1, got '/a/../b'"],
+    [
+      ['--base-path', `/${'a'.repeat(3000)}`],
+      `--base-path must be at most 2000 characters long, got '/${'a'.repeat(59)}…'`,
+    ],
     [['--delay', 'soon'], '--delay must be <ms> or <min>-<max>'],
     [['--error-rate', '2'], '--error-rate must be a number from 0 to 1'],
     [['--bogus'], '--bogus is not an option'],
