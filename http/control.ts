@@ -111,6 +111,14 @@ const sandboxesQuery = once((): QuerySchema => ({
   },
 }))
 
+/** `GET /__sandbox/db?limit=`: each resource's first records only. */
+const dbQuery = once((): QuerySchema => ({
+  limit: {
+    ...integerQuery('limit', 1, 1_000_000),
+    description: "Each resource's first this many records (default: all).",
+  },
+}))
+
 /** The filters of the request journal (CONTRACT C2), beside `page` and `pageSize`. */
 export const journalQuery = once((): QuerySchema => ({
   ...pagingSchema(),
@@ -302,10 +310,21 @@ function controlRoutes(catalog: Catalog): Route<ControlOperation>[] {
           docs: {
             operationId: 'getSandboxData',
             summary: 'The data as one document, with its id sequences',
+            description:
+              "With `limit`, each resource's first `limit` records (oldest first) instead of all: a look at a big data set without reading it whole (`GET /__sandbox` counts them).",
             success: { status: 200, data: dbDocumentSchema },
+            query: dbQuery(),
           },
           // With the id sequences, so a download loaded back continues where it was (B1).
-          run: ({ instance }) => success(instance.store.snapshot()),
+          run: ({ instance, request }) => {
+            const { limit } = parseQuery(dbQuery(), request.url.searchParams, false)
+            const snapshot = instance.store.snapshot()
+            if (typeof limit !== 'number') return success(snapshot)
+            const first = Object.fromEntries(
+              catalog.names.map((name) => [name, snapshot[name]!.slice(0, limit)]),
+            )
+            return success({ ...first, nextIds: snapshot.nextIds })
+          },
         },
         PUT: {
           docs: {

@@ -138,8 +138,9 @@ const WEIGHED_FROM = 10_000
  */
 const SEED_SHARE = 0.6
 
-/** Bytes one record of each resource takes, by jsonFootprint, from a small generated sample. */
+/** Records of each resource a sample weighs (see {@link recordBytes}). */
 const SAMPLE = 200
+/** Bytes one record of each resource takes, by jsonFootprint, from a small generated sample. */
 const perRecord = new WeakMap<Catalog, Readonly<Record<string, number>> | null>()
 
 /**

@@ -19,6 +19,23 @@ describe('control API: /__sandbox/db', () => {
     expect(reply.body.data.nextIds).toEqual({ users: 51, products: 31, orders: 101 })
   })
 
+  it('GET ?limit=N gives each resource’s first N records and the id sequences; a bad limit is 400 naming it', async () => {
+    const whole = sandbox.db.snapshot()
+    const reply = await control('GET', '/db?limit=2')
+    expect(reply.status).toBe(200)
+    expect(reply.body.data).toEqual({
+      users: whole.users.slice(0, 2),
+      products: whole.products.slice(0, 2),
+      orders: whole.orders.slice(0, 2),
+      nextIds: whole.nextIds,
+    })
+    for (const bad of ['0', 'x', '-1'])
+      expect((await control('GET', `/db?limit=${bad}`)).body).toMatchObject({
+        code: 40000,
+        message: expect.stringContaining('limit'),
+      })
+  })
+
   const createUser = async (name: string) =>
     (await call('POST', '/users', { body: { name, email: `${name}@example.com` } })).body.data.id
 
