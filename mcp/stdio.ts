@@ -13,6 +13,14 @@ export const MAX_LINE_BYTES = 4 * 2 ** 20
 /** How deep a message may nest: a tool's input (as deep as a body) inside the JSON-RPC envelope. */
 const MAX_MESSAGE_DEPTH = MAX_JSON_DEPTH + 8
 
+/**
+ * How many commas a message may hold outside its strings (its keys and list items, less one a
+ * container). A message is parsed twice and checked twice with the SDK's schema, then with the
+ * tool's: a line of 200,000 keys held the loop 0.5-1.5 s, whatever its method. An agent's
+ * honest input (a body, an override's answer of a thousand records) is well within it.
+ */
+export const MAX_MESSAGE_COMMAS = 20_000
+
 /** A JSON-RPC error for a message the server will not read: its id when it had one, or null. */
 export interface LineRefusal {
   id: string | number | null
@@ -27,6 +35,13 @@ export interface LineRefusal {
  */
 export function lineProblem(line: string): LineRefusal | null {
   if (line.trim() === '') return null
+  // Before it is parsed: parsing it is what takes the time.
+  if (commasExceed(line, MAX_MESSAGE_COMMAS))
+    return {
+      id: topLevelId(line),
+      code: -32600,
+      message: `message holds more than ${MAX_MESSAGE_COMMAS} keys and list items`,
+    }
   let message: unknown
   try {
     // V8 parses any depth without recursing; what would recurse is the SDK's check of it.
@@ -49,6 +64,74 @@ export function lineProblem(line: string): LineRefusal | null {
     message:
       'Invalid Request: not a JSON-RPC 2.0 message (an object with jsonrpc "2.0" and a method, or a result or error)',
   }
+}
+
+/** Whether `text` holds more than `max` commas outside its JSON strings. Linear. */
+export function commasExceed(text: string, max: number): boolean {
+  // No more than it has commas at all: counted with the engine's own search, most lines are done.
+  let commas = 0
+  for (let at = text.indexOf(','); at >= 0 && commas <= max; at = text.indexOf(',', at + 1))
+    commas++
+  if (commas <= max) return false
+  commas = 0
+  let inString = false
+  for (let index = 0; index < text.length; index++) {
+    const char = text.charCodeAt(index)
+    if (inString) {
+      if (char === 92 /* \\ */) index++
+      else if (char === 34 /* " */) inString = false
+    } else if (char === 34) inString = true
+    else if (char === 44 /* , */ && ++commas > max) return true
+  }
+  return false
+}
+
+/**
+ * The `id` of a JSON-RPC message found without parsing it (a string or a finite number written
+ * as a top-level member), or null: so a message refused unread is answered to its caller. Linear.
+ */
+export function topLevelId(text: string): string | number | null {
+  let depth = 0
+  for (let index = 0; index < text.length; index++) {
+    const char = text.charCodeAt(index)
+    if (char === 123 /* { */ || char === 91 /* [ */) depth++
+    else if (char === 125 /* } */ || char === 93 /* ] */) depth--
+    else if (char === 34 /* " */) {
+      const start = index
+      index = stringEnd(text, index)
+      if (depth !== 1 || index - start !== 3 || !text.startsWith('"id"', start)) continue
+      let at = spacesEnd(text, index + 1)
+      if (text[at] !== ':') continue
+      at = spacesEnd(text, at + 1)
+      let end = at
+      if (text[at] === '"') end = stringEnd(text, at) + 1
+      else while (end < text.length && /[-+.\deE]/.test(text[end]!)) end++
+      try {
+        const id: unknown = JSON.parse(text.slice(at, end))
+        return typeof id === 'string' || (typeof id === 'number' && Number.isFinite(id)) ? id : null
+      } catch {
+        return null
+      }
+    }
+  }
+  return null
+}
+
+/** Where the JSON whitespace from `start` ends. */
+function spacesEnd(text: string, start: number): number {
+  let index = start
+  while (index < text.length && ' \t\r\n'.includes(text[index]!)) index++
+  return index
+}
+
+/** Where the JSON string opened at `start` closes (or the text's end). */
+function stringEnd(text: string, start: number): number {
+  for (let index = start + 1; index < text.length; index++) {
+    const char = text.charCodeAt(index)
+    if (char === 92 /* \\ */) index++
+    else if (char === 34 /* " */) return index
+  }
+  return text.length
 }
 
 /**

@@ -7,6 +7,7 @@ import { rejectUnknown } from '../../contract/params.js'
 import { redactJsonText } from '../../contract/secrets.js'
 import { jsonDepthExceeds, validateBody } from '../../http/body.js'
 import { parsePrefer } from '../../http/preferences.js'
+import { commasExceed, topLevelId } from '../../mcp/stdio.js'
 import { requestIdFor } from '../../http/steps/request-id.js'
 import { sameOrigin } from '../../server/front/cors.js'
 import { hostGuard, isLoopbackOrigin } from '../../server/guard.js'
@@ -145,6 +146,21 @@ const scanners: Scanner[] = [
       'brackets inside a string': (size) => `"${fill('[{')(size - 1)}`,
       'brackets, shallow': fill('[],{},'),
       'escapes and brackets': (size) => `"${fill('\\"[')(size - 1)}`,
+    },
+  },
+  {
+    name: 'an MCP message read unparsed: its width and its id (commasExceed, topLevelId)',
+    run: (text) => {
+      commasExceed(text, 20_000)
+      topLevelId(text)
+    },
+    benign: (size) =>
+      `{"jsonrpc":"2.0","method":"tools/call","params":${records(size - 60)},"id":1}`,
+    adversarial: {
+      'commas inside a string': (size) => `{"a":"${fill(',')(size - 6)}`,
+      'top-level id keys with no value': (size) => `{${fill('"id" ')(size - 1)}`,
+      'id keys and unclosed strings': (size) => `{${fill('"id":"\\')(size - 1)}`,
+      'id keys before spaces': (size) => `{${fill('"id"     ')(size - 1)}`,
     },
   },
   {

@@ -11,7 +11,7 @@ import { Client } from '@modelcontextprotocol/sdk/client/index.js'
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js'
 import { LATEST_PROTOCOL_VERSION } from '@modelcontextprotocol/sdk/types.js'
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest'
-import { MAX_LINE_BYTES } from '../../mcp/stdio.js'
+import { MAX_LINE_BYTES, MAX_MESSAGE_COMMAS, topLevelId } from '../../mcp/stdio.js'
 import { tools } from '../../mcp/tools.js'
 import type { SandboxServer } from '../../node/index.js'
 import { createSandboxServer } from '../../node/index.js'
@@ -204,9 +204,15 @@ describe('shop-sandbox mcp over stdio, as a raw client sends', () => {
     child.stdin.write(
       `{"jsonrpc":"2.0","id":9,"method":"tools/list","params":{"x":${'['.repeat(100_000)}${']'.repeat(100_000)}}}\n`,
     )
+    // Too wide to parse in time (the loop was held 0.5-1.5 s): refused unread, its id found.
+    const wide = (keys: number) =>
+      Object.fromEntries(Array.from({ length: keys }, (_, n) => [`k${n}`, ',']))
+    send({ jsonrpc: '2.0', method: 'tools/list', params: wide(MAX_MESSAGE_COMMAS + 1), id: 10 })
+    // As wide as may be (commas inside strings do not count): read.
+    send({ jsonrpc: '2.0', id: 11, method: 'tools/list', params: wide(MAX_MESSAGE_COMMAS - 2) })
     send({ jsonrpc: '2.0', id: 3, method: 'tools/list' })
     while (!answers.some((answer) => answer.id === 3)) await once(child.stdout, 'data')
-    const errors = answers.filter((answer) => answer.id !== 3 && answer.id !== 1)
+    const errors = answers.filter((answer) => ![1, 3, 11].includes(answer.id!))
     expect(errors.map((answer) => [answer.id, (answer.error as { code: number }).code])).toEqual([
       [null, -32600],
       [null, -32700],
@@ -215,8 +221,13 @@ describe('shop-sandbox mcp over stdio, as a raw client sends', () => {
       [8, -32600],
       // Too deep to read, but its id is told: the caller waiting for 9 gets its answer.
       [9, -32600],
+      [10, -32600],
     ])
     expect((errors[5]!.error as { message: string }).message).toContain('nests deeper than')
+    expect((errors[6]!.error as { message: string }).message).toBe(
+      `message holds more than ${MAX_MESSAGE_COMMAS} keys and list items`,
+    )
+    expect(answers.find((answer) => answer.id === 11)!.result!.tools).toHaveLength(12)
     expect(errors[0]).toEqual({
       jsonrpc: '2.0',
       id: null,
@@ -230,6 +241,19 @@ describe('shop-sandbox mcp over stdio, as a raw client sends', () => {
     child.stdin.end()
     const [code] = await once(child, 'exit')
     expect(code).toBe(0)
+  })
+})
+
+describe('the id of a message refused unread (topLevelId)', () => {
+  it('is its top-level id, a string or a finite number, wherever it is written', () => {
+    expect(topLevelId('{"jsonrpc":"2.0","id":12,"method":"ping"}')).toBe(12)
+    expect(topLevelId('{"params":{"id":1,"a":[{"id":2}]}, "id" : "a\\"b" }')).toBe('a"b')
+    expect(topLevelId('{"params":{"id":1},"method":"ping"}')).toBeNull()
+    expect(topLevelId('{"id":{"n":1}}')).toBeNull()
+    expect(topLevelId('{"id":1e999}')).toBeNull()
+    expect(topLevelId('{"x":"\\"id\\":5","id":-3.5}')).toBe(-3.5)
+    expect(topLevelId('{"id" "id":7')).toBe(7)
+    expect(topLevelId('[{"id":1}]')).toBeNull()
   })
 })
 
