@@ -46,3 +46,21 @@ export function trimmedText(min: 1 | 2, max: number): z.ZodString {
 export function readOnly<T extends z.ZodType>(schema: T, description?: string): T {
   return documented(schema, { readOnly: true, ...(description ? { description } : {}) })
 }
+
+/**
+ * `record` (values by name: query parameters, headers) refusing the name `__proto__`: zod's
+ * record parse drops it (assigned, it would set the record's prototype), and a condition
+ * dropped matches more than it says (`{"query":{"__proto__":"x"}}` matched every request).
+ * Every record of names a caller gives is made with it, so no caller has to remember the check.
+ */
+export function holdingNames<T extends z.ZodType<Record<string, unknown>>>(record: T) {
+  return z.preprocess<unknown, T, z.input<T>>((input, context) => {
+    if (typeof input === 'object' && input !== null && Object.hasOwn(input, '__proto__'))
+      context.addIssue({
+        code: 'custom',
+        path: ['__proto__'],
+        message: 'is not a name it can hold',
+      })
+    return input
+  }, record)
+}

@@ -28,7 +28,6 @@ import {
   OverrideBoundError,
   overrideInputSchema,
   overrideSchema,
-  unholdableNames,
 } from '../state/overrides/index.js'
 import { limitFlag } from '../state/limits.js'
 
@@ -420,8 +419,6 @@ function controlRoutes(catalog: Catalog): Route<ControlOperation>[] {
           },
           async run({ instance, readJson }) {
             const body = await readJson()
-            const unholdable = unholdableNames(body)
-            if (unholdable.length > 0) throw ApiError.invalid(unholdable)
             const input = validateBody(overrideInputSchema(), body, {
               strict: false,
               closed: true,

@@ -5,12 +5,8 @@ import { checkBody, MAX_JSON_DEPTH } from '../http/body.js'
 import { journalQuery } from '../http/control.js'
 import { scenarioChoiceSchema } from '../http/scenario-routes.js'
 import { sandboxIdSchema } from '../http/steps/sandbox.js'
-import {
-  overrideInputSchema,
-  overrideMethods,
-  unholdableName,
-  unholdableNames,
-} from '../state/overrides/index.js'
+import { holdingNames } from '../contract/fields.js'
+import { MAX_CONDITIONS, overrideInputSchema, overrideMethods } from '../state/overrides/index.js'
 import { runtimeConfigPatchSchema } from '../state/runtime-config.js'
 import { describeApi } from './describe.js'
 import { ToolError } from './errors.js'
@@ -37,8 +33,6 @@ export interface Tool {
   description: string
   /** Built on first use. */
   input: () => z.ZodObject
-  /** What the input schema cannot see, in the raw arguments: names zod's records would drop. */
-  unholdable?: (args: Record<string, unknown>) => string[]
   run(args: Record<string, unknown>, target: Target): Promise<ToolResult>
 }
 
@@ -191,8 +185,13 @@ const callInput = () =>
           'is the control API: the other tools act on it (get_data, add_override, read_journal…)',
         )
         .describe('Relative to the base path, e.g. /users/2/orders.'),
-      query: z
-        .record(z.string().max(200), queryValue)
+      query: holdingNames(
+        z
+          .record(z.string().max(200), queryValue)
+          .refine((query) => Object.keys(query).length <= MAX_CONDITIONS, {
+            message: `must name at most ${MAX_CONDITIONS} parameters`,
+          }),
+      )
         .optional()
         .describe('Query parameters; a list is sent comma-separated (fields: ["id", "name"]).'),
       body: z
@@ -209,9 +208,10 @@ const callInput = () =>
         .regex(/^[\x21-\x7e]+$/, 'must be a token: visible ASCII characters, no spaces')
         .optional()
         .describe('A bearer token instead (from POST /sessions).'),
-      headers: z
-        .record(z.string(), z.string())
-        .superRefine((headers, context) => {
+      headers: holdingNames(
+        z.record(z.string(), z.string()).superRefine((headers, context) => {
+          if (Object.keys(headers).length > MAX_CONDITIONS)
+            context.addIssue({ code: 'custom', message: `must name at most ${MAX_CONDITIONS}` })
           for (const [name, value] of Object.entries(headers)) {
             const problem =
               headerNameProblem(name) ??
@@ -221,7 +221,8 @@ const callInput = () =>
                 : undefined)
             if (problem) context.addIssue({ code: 'custom', path: [name], message: problem })
           }
-        })
+        }),
+      )
         .optional()
         .describe('More request headers (Prefer, X-Sandbox-Delay, X-Request-Id…).'),
       sandbox: sandboxField(),
@@ -253,10 +254,6 @@ export const tools: readonly Tool[] = [
     description:
       'Sends a request to the API as the admin, the member, nobody or a token, and answers its exact status, headers and body (a 4xx is an answer, not an error).',
     input: callInput,
-    unholdable: (args) => [
-      ...unholdableName(args.query, 'query'),
-      ...unholdableName(args.headers, 'headers'),
-    ],
     async run(args, target) {
       const {
         method,
@@ -379,7 +376,6 @@ export const tools: readonly Tool[] = [
     description:
       'Makes a route answer something else (CONTRACT C2): method, path (a route template or a concrete path, or one the API lacks), query, headers, body conditions, times, and a response (status, data, body, headers, delayMs, drop) or a sequence of responses.',
     input: () => withSandbox(overrideInputSchema().shape)(),
-    unholdable: unholdableNames,
     async run(args, target) {
       const { sandbox: _, ...override } = args
       const stored = await controlObject(target, 'POST', '/overrides', args, override)
@@ -544,15 +540,7 @@ export async function callTool(tool: Tool, args: unknown, target: Target): Promi
     // Checked as the control API checks its bodies: zod reads only the fields the input has (an
     // input of 200,000 unknown keys held the loop 1.4 s, a problem text and an issue each).
     const checked = checkBody(tool.input(), args ?? {}, CLOSED, undefined, 'input')
-    const unholdable =
-      typeof args === 'object' && args !== null
-        ? (tool.unholdable?.(args as Record<string, unknown>) ?? [])
-        : []
-    if (!checked.ok || unholdable.length > 0)
-      return refused(
-        [...unholdable, ...(checked.ok ? [] : checked.problems)],
-        checked.ok ? 0 : checked.more,
-      )
+    if (!checked.ok) return refused(checked.problems, checked.more)
     return bounded(await tool.run(checked.data as Record<string, unknown>, target))
   } catch (error) {
     const message =

@@ -25,7 +25,5 @@ export {
   overrideMethods,
   overrideSchema,
   parseOverride,
-  unholdableName,
-  unholdableNames,
 } from './schemas.js'
 export { OverrideBoundError, overrideFootprint, Overrides } from './store.js'

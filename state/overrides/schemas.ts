@@ -1,5 +1,6 @@
 import * as z from 'zod'
 import { documented } from '../../contract/registry.js'
+import { holdingNames } from '../../contract/fields.js'
 import { describeIssues, distinctIssues, safeParseReporting } from '../../contract/issues.js'
 import { jsonFootprint, MAX_JSON_DEPTH, notJson } from '../../contract/json-size.js'
 import { once } from '../../contract/once.js'
@@ -16,7 +17,10 @@ export type OverrideMethod = (typeof overrideMethods)[number]
 
 /** Entries of a sequence (`responses`) at most. */
 export const MAX_SEQUENCE = 100
-/** Query parameters or headers one override may require, or response headers it may send, at most. */
+/**
+ * Query parameters or headers one override may require, or response headers it may send, at
+ * most; and what MCP's `call_api` may send of each.
+ */
 export const MAX_CONDITIONS = 50
 /** Bytes of response headers one override may send (clients refuse answers with huge headers). */
 export const MAX_HEADER_BYTES = 8 * 1024
@@ -34,29 +38,30 @@ export const MAX_DEPTH = MAX_JSON_DEPTH
 export const MIN_OVERRIDE_STATUS = 200
 
 /** Response headers: each name and value as HTTP allows, none the server owns (framing, connection). */
-const responseHeadersSchema = z.record(z.string(), z.string()).superRefine((headers, context) => {
-  const names = Object.keys(headers)
-  const bytes = names.reduce((sum, name) => sum + name.length + headers[name]!.length + 4, 0)
-  if (names.length > MAX_CONDITIONS || bytes > MAX_HEADER_BYTES)
-    context.addIssue({
-      code: 'custom',
-      path: [],
-      message: `must be at most ${MAX_CONDITIONS} headers and ${MAX_HEADER_BYTES} bytes (got ${names.length} headers, ${bytes} bytes)`,
-    })
-  for (const [name, value] of Object.entries(headers)) {
-    const problem =
-      headerNameProblem(name) ??
-      (SERVER_OWNED_HEADERS.has(name.toLowerCase())
-        ? `is set by the server (${[...SERVER_OWNED_HEADERS].join(', ')} cannot be overridden)`
-        : headerValueProblem(value))
-    if (problem) context.addIssue({ code: 'custom', path: [name], message: problem })
-  }
-})
+const responseHeadersSchema = holdingNames(
+  z.record(z.string(), z.string()).superRefine((headers, context) => {
+    const names = Object.keys(headers)
+    const bytes = names.reduce((sum, name) => sum + name.length + headers[name]!.length + 4, 0)
+    if (names.length > MAX_CONDITIONS || bytes > MAX_HEADER_BYTES)
+      context.addIssue({
+        code: 'custom',
+        path: [],
+        message: `must be at most ${MAX_CONDITIONS} headers and ${MAX_HEADER_BYTES} bytes (got ${names.length} headers, ${bytes} bytes)`,
+      })
+    for (const [name, value] of Object.entries(headers)) {
+      const problem =
+        headerNameProblem(name) ??
+        (SERVER_OWNED_HEADERS.has(name.toLowerCase())
+          ? `is set by the server (${[...SERVER_OWNED_HEADERS].join(', ')} cannot be overridden)`
+          : headerValueProblem(value))
+      if (problem) context.addIssue({ code: 'custom', path: [name], message: problem })
+    }
+  }),
+)
 
 /** Request headers an override requires: names as HTTP allows, values as given. */
-const requestHeadersSchema = z
-  .record(z.string(), z.string().max(4000))
-  .superRefine((headers, context) => {
+const requestHeadersSchema = holdingNames(
+  z.record(z.string(), z.string().max(4000)).superRefine((headers, context) => {
     const names = Object.keys(headers)
     if (names.length > MAX_CONDITIONS)
       context.addIssue({ code: 'custom', path: [], message: `must name at most ${MAX_CONDITIONS}` })
@@ -64,7 +69,8 @@ const requestHeadersSchema = z
       const problem = headerNameProblem(name) ?? headerValueProblem(headers[name]!)
       if (problem) context.addIssue({ code: 'custom', path: [name], message: problem })
     }
-  })
+  }),
+)
 
 /** Any JSON value: over HTTP it always is; `sandbox.override()` in code may be given anything. */
 const jsonValue = () =>
@@ -198,12 +204,13 @@ export const overrideInputSchema = once(() =>
           },
         ),
         query: documented(
-          z
-            .record(z.string().max(200), z.string().max(4000))
-            .refine((query) => Object.keys(query).length <= MAX_CONDITIONS, {
-              message: `must name at most ${MAX_CONDITIONS} parameters`,
-            })
-            .optional(),
+          holdingNames(
+            z
+              .record(z.string().max(200), z.string().max(4000))
+              .refine((query) => Object.keys(query).length <= MAX_CONDITIONS, {
+                message: `must name at most ${MAX_CONDITIONS} parameters`,
+              }),
+          ).optional(),
           { description: 'Every listed query parameter must be present with this value.' },
         ),
         headers: documented(requestHeadersSchema.optional(), {
@@ -257,36 +264,6 @@ export type OverrideInput = z.input<ReturnType<typeof overrideInputSchema>>
 export type ParsedOverride = z.output<ReturnType<typeof overrideInputSchema>>
 
 /**
- * The names an override gives in a record (its query and headers conditions, an answer's
- * headers) that zod's record parse would drop: `__proto__` (assigned, it would set the record's
- * prototype). Dropped, a condition would match more than it says (`{"query":{"__proto__":"x"}}`
- * matched every request), so each is a problem naming its place.
- */
-export function unholdableNames(input: unknown): string[] {
-  const problems: string[] = []
-  const check = (record: unknown, path: string) => problems.push(...unholdableName(record, path))
-  if (!isObject(input)) return problems
-  check(input.query, 'query')
-  check(input.headers, 'headers')
-  if (isObject(input.response)) check(input.response.headers, 'response.headers')
-  if (Array.isArray(input.responses))
-    input.responses.forEach((answer: unknown, index) => {
-      if (isObject(answer)) check(answer.headers, `responses[${index}].headers`)
-    })
-  return problems
-}
-
-/** `[path.__proto__: …]` when a record (query parameters, headers by name) names `__proto__`, else none. */
-export function unholdableName(record: unknown, path: string): string[] {
-  return isObject(record) && Object.hasOwn(record, '__proto__')
-    ? [`${path}.__proto__: is not a name it can hold`]
-    : []
-}
-
-const isObject = (value: unknown): value is Record<string, unknown> =>
-  typeof value === 'object' && value !== null && !Array.isArray(value)
-
-/**
  * An override validated as `POST /__sandbox/overrides` validates it, or a TypeError naming
  * each bad field after `prefix` (`Invalid override: response.status: must be from 200 to 599`).
  */
@@ -295,13 +272,10 @@ export function parseOverride(input: unknown, prefix = 'Invalid override'): Pars
   if (jsonFootprint(input, MAX_DEPTH).tooDeep)
     throw new TypeError(`${prefix}: override: must not nest deeper than ${MAX_DEPTH} levels`)
   const parsed = safeParseReporting(overrideInputSchema(), input)
-  const problems = [
-    ...unholdableNames(input),
-    ...(parsed.success
-      ? []
-      : distinctIssues(parsed.error.issues).flatMap((issue) => describeIssues(issue, 'override'))),
-  ]
-  if (parsed.success && problems.length === 0) return parsed.data
+  if (parsed.success) return parsed.data
+  const problems = distinctIssues(parsed.error.issues).flatMap((issue) =>
+    describeIssues(issue, 'override'),
+  )
   throw new TypeError(`${prefix}: ${problems.join('; ')}`)
 }
 

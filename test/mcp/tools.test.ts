@@ -327,6 +327,24 @@ describe('shop-sandbox mcp, in process', () => {
         JSON.parse('{"method":"GET","path":"/users","headers":{"__proto__":"x"}}'),
         'headers.__proto__: is not a name it can hold',
       ],
+      [
+        'call_api',
+        {
+          method: 'GET',
+          path: '/users',
+          query: Object.fromEntries(Array.from({ length: 51 }, (_, n) => [`q${n}`, 'v'])),
+        },
+        'query: must name at most 50 parameters',
+      ],
+      [
+        'call_api',
+        {
+          method: 'GET',
+          path: '/users',
+          headers: Object.fromEntries(Array.from({ length: 51 }, (_, n) => [`x-h${n}`, 'v'])),
+        },
+        'headers: must name at most 50',
+      ],
       ['set_settings', { errorRate: 2 }, 'errorRate: must be at most 1'],
       ['read_journal', { status: 'teapot' }, 'status'],
       // As over HTTP, in process too (50,000 characters gave an empty list here, a 400 there).
