@@ -11,13 +11,23 @@ export const statusHeaders: Readonly<Record<number, Readonly<Record<string, stri
 export const MAX_PROBLEMS = 50
 
 /**
- * `a; b; …`: at most {@link MAX_PROBLEMS} problems, then how many more there are (those past the
- * list, and `uncounted` more a caller counted without writing them out).
+ * At most {@link MAX_PROBLEMS} of `problems`, and how many more there are (those past the list,
+ * and `uncounted` more a caller counted without writing them out).
  */
+export function shownProblems(
+  problems: readonly string[],
+  uncounted = 0,
+): { shown: readonly string[]; more: number } {
+  return {
+    shown: problems.slice(0, MAX_PROBLEMS),
+    more: Math.max(0, problems.length - MAX_PROBLEMS) + uncounted,
+  }
+}
+
+/** `a; b; …`: the problems {@link shownProblems} shows, then how many more there are. */
 export function problemList(problems: readonly string[], uncounted = 0): string {
-  const shown = problems.slice(0, MAX_PROBLEMS).join('; ')
-  const more = Math.max(0, problems.length - MAX_PROBLEMS) + uncounted
-  return more > 0 ? `${shown}; and ${more} more` : shown
+  const { shown, more } = shownProblems(problems, uncounted)
+  return more > 0 ? `${shown.join('; ')}; and ${more} more` : shown.join('; ')
 }
 
 /**

@@ -1,6 +1,6 @@
 import * as z from 'zod'
 import { FRAMING_HEADERS, headerNameProblem, headerValueProblem } from '../contract/headers.js'
-import { MAX_PROBLEMS, problemList } from '../contract/api-error.js'
+import { problemList, shownProblems } from '../contract/api-error.js'
 import { checkBody, MAX_JSON_DEPTH } from '../http/body.js'
 import { journalQuery } from '../http/control.js'
 import { scenarioChoiceSchema } from '../http/scenario-routes.js'
@@ -553,15 +553,15 @@ export async function callTool(tool: Tool, args: unknown, target: Target): Promi
 const CLOSED = { strict: false, closed: true, readOnly: [] } as const
 
 /**
- * An error result naming the input's problems: at most {@link MAX_PROBLEMS}, as over HTTP, and
+ * An error result naming the input's problems: as {@link shownProblems} shows them over HTTP, and
  * how many more (`uncounted`: found past them and never written out).
  */
 const refused = (problems: string[], uncounted = 0): ToolResult => {
-  const more = Math.max(0, problems.length - MAX_PROBLEMS) + uncounted
+  const { shown, more } = shownProblems(problems, uncounted)
   return {
     structured: {
       error: 'invalid input',
-      problems: problems.slice(0, MAX_PROBLEMS),
+      problems: shown,
       ...(more > 0 ? { more } : {}),
     },
     text: `Invalid input: ${problemList(problems, uncounted)}`,
