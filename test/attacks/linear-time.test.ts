@@ -12,6 +12,7 @@ import { requestIdFor } from '../../http/steps/request-id.js'
 import { sameOrigin } from '../../server/front/cors.js'
 import { hostGuard, isLoopbackOrigin } from '../../server/guard.js'
 import { Recorder } from '../../server/record.js'
+import { listQuerySchema, parseQuery } from '../../resources/query.js'
 import { orderCreateSchema } from '../../shop/orders.js'
 import { Journal } from '../../state/journal.js'
 import type { MatchRequest } from '../../state/overrides/index.js'
@@ -124,7 +125,29 @@ const recordExchange = (body: string, secrets: number) => {
   )
 }
 
+const userQuery = listQuerySchema({
+  fields: ['id', 'name', 'email', 'status'],
+  sortable: ['id'],
+  statuses: ['active'],
+})
+
 const scanners: Scanner[] = [
+  {
+    name: "a collection's fields list (?fields=, in process: no URL bound)",
+    run: (text) => {
+      try {
+        parseQuery(userQuery, new URLSearchParams([['fields', text]]), false)
+      } catch {
+        // The 400 is the point; its cost is measured.
+      }
+    },
+    benign: fill('id,name,email,'),
+    adversarial: {
+      'only commas': fill(','),
+      'unknown names': fill('zz,'),
+      'names padded with spaces': fill(' id ,'),
+    },
+  },
   {
     name: 'the journal and the recorder redacting secrets (redactJsonText)',
     run: redactJsonText,
