@@ -97,6 +97,18 @@ const traffic = (benign: boolean): Array<() => Promise<unknown>> => {
     }),
     // An override answering 1 MB of secret words (redacted by the journal), or of other words.
     send(`/${word}s`),
+    // An override of 60,000 headers with names HTTP refuses (each checked held seconds), or the
+    // same names under a field overrides do not have.
+    send('/__sandbox/overrides', {
+      method: 'POST',
+      body: JSON.stringify({
+        path: '/a',
+        [benign ? 'note' : 'headers']: Object.fromEntries(
+          Array.from({ length: 60_000 }, (_, n) => [`b ${n}`, 'v']),
+        ),
+        response: { status: 200 },
+      }),
+    }),
     // Journal reads, as the console polls them.
     send('/__sandbox/requests?pageSize=100'),
     send('/__sandbox/requests?pageSize=100&path=/users/{user_id}&order=desc'),

@@ -334,7 +334,7 @@ describe('shop-sandbox mcp, in process', () => {
           path: '/users',
           query: Object.fromEntries(Array.from({ length: 51 }, (_, n) => [`q${n}`, 'v'])),
         },
-        'query: must name at most 50 parameters',
+        'query: must name at most 50 parameters (got 51)',
       ],
       [
         'call_api',
@@ -343,7 +343,7 @@ describe('shop-sandbox mcp, in process', () => {
           path: '/users',
           headers: Object.fromEntries(Array.from({ length: 51 }, (_, n) => [`x-h${n}`, 'v'])),
         },
-        'headers: must name at most 50',
+        'headers: must name at most 50 headers (got 51)',
       ],
       ['set_settings', { errorRate: 2 }, 'errorRate: must be at most 1'],
       ['read_journal', { status: 'teapot' }, 'status'],
