@@ -126,16 +126,39 @@ function methodMatches(
  * object present in the actual one with a matching value, recursively; arrays and scalars equal.
  */
 export function containsAt(actual: unknown, expected: unknown, path: string): string | null {
-  if (isPlainObject(expected)) {
-    if (!isPlainObject(actual)) return path
-    for (const [key, value] of Object.entries(expected)) {
-      if (!Object.hasOwn(actual, key)) return `${path}.${key}`
-      const failed = containsAt(actual[key], value, `${path}.${key}`)
-      if (failed !== null) return failed
-    }
-    return null
+  const failed = mismatchIn(actual, expected)
+  return failed === null ? null : `${path}${failed}`
+}
+
+/**
+ * {@link containsAt}'s walk: where below `actual` it fails, written only on the way back from a
+ * failure (a request is compared with every override on its path: a path made for each key
+ * compared, and the keys listed, cost 400 conditions of 1,400 keys a second a request).
+ */
+function mismatchIn(actual: unknown, expected: unknown): string | null {
+  if (!isPlainObject(expected)) return jsonEqual(actual, expected) ? null : ''
+  if (!isPlainObject(actual)) return ''
+  for (const [key, value] of entriesOf(expected)) {
+    const found = actual[key]
+    if (found === undefined && !Object.hasOwn(actual, key)) return `.${key}`
+    const failed = mismatchIn(found, value)
+    if (failed !== null) return `.${key}${failed}`
   }
-  return jsonEqual(actual, expected) ? null : path
+  return null
+}
+
+/** Lists a body condition's entries when it is stored (nested as deep as 64), so no request pays it. */
+export function prepareCondition(condition: unknown): void {
+  if (isPlainObject(condition))
+    for (const [, value] of entriesOf(condition)) prepareCondition(value)
+}
+
+/** An override's condition object as entries, listed once (it never changes once stored). */
+const conditionEntries = new WeakMap<object, Array<[string, unknown]>>()
+function entriesOf(condition: Record<string, unknown>): Array<[string, unknown]> {
+  let entries = conditionEntries.get(condition)
+  if (!entries) conditionEntries.set(condition, (entries = Object.entries(condition)))
+  return entries
 }
 
 function isPlainObject(value: unknown): value is Record<string, unknown> {

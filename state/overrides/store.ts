@@ -2,7 +2,7 @@ import { jsonFootprint } from '../../contract/json-size.js'
 import type { OverrideLimits } from '../limits.js'
 import { limitFlag } from '../limits.js'
 import type { MatchRequest, NearMiss, Stored } from './matching.js'
-import { conditions, firstFailure, NEEDS_BODY } from './matching.js'
+import { conditions, firstFailure, NEEDS_BODY, prepareCondition } from './matching.js'
 import { pathSegments, segmentMatcher } from './paths.js'
 import type { Override, OverrideResponse, ParsedOverride } from './schemas.js'
 import { overrideMethods } from './schemas.js'
@@ -59,6 +59,7 @@ export class Overrides {
         'full',
       )
     }
+    prepareCondition(input.body)
     const stored: Stored = {
       id: this.#nextId++,
       ...(input.method ? { method: input.method } : {}),
