@@ -28,9 +28,14 @@ export const requestId: Step<Context, Answer> = {
   },
 }
 
-/** The client's `X-Request-Id` when it is printable ASCII (1-200 chars), else a new one. */
+/**
+ * The client's `X-Request-Id` when it is at most 200 characters of printable ASCII (spaces and
+ * tabs inside it too: `trace 42` is a header value like any), else a new one: a longer one is
+ * not kept in every journal entry, and one past ASCII is not echoed as bytes a client reads
+ * otherwise.
+ */
 export function requestIdFor(sent: string | null | undefined): string {
-  if (typeof sent === 'string' && /^[\x21-\x7e]{1,200}$/.test(sent)) return sent
+  if (typeof sent === 'string' && /^[\x21-\x7e][\t\x20-\x7e]{0,199}$/.test(sent)) return sent
   return newRequestId()
 }
 

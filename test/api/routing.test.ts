@@ -267,6 +267,15 @@ describe('HTTP details (CONTRACT B6)', () => {
       const reply = await call('GET', path, { headers: { 'x-request-id': 'trace-123' } })
       expect(reply.headers.get('x-request-id')).toBe('trace-123')
     }
+    for (const sent of ['trace 42; span=7', 'x'.repeat(200)]) {
+      const reply = await call('GET', '/users/1', { headers: { 'x-request-id': sent } })
+      expect(reply.headers.get('x-request-id')).toBe(sent)
+    }
+    // Past 200 characters, or past ASCII: a new one (documented in the API reference).
+    for (const sent of ['x'.repeat(201), 'café']) {
+      const reply = await call('GET', '/users/1', { headers: { 'x-request-id': sent } })
+      expect(reply.headers.get('x-request-id')).toMatch(/^[0-9a-f]{8}-[0-9a-f-]{27}$/)
+    }
   })
 
   it('gives a 204 no body and no content type', async () => {
