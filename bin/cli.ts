@@ -14,10 +14,8 @@ import { printOpenApi } from './openapi.js'
 import { packageInfo } from './package-info.js'
 import { loadApi, loadResources, loadScenarios, moduleArguments } from './resources.js'
 import { serve } from './serve.js'
+import { USAGE_ERROR } from './exit-codes.js'
 import { mcp } from './mcp.js'
-
-/** Exit code for a bad command line. */
-export const USAGE_ERROR = 2
 
 /** The table's options that are flags of `serve`, in the table's order. */
 const flagOptions = (Object.entries(optionTable) as Array<[OptionName, OptionSpec]>).filter(

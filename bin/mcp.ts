@@ -1,5 +1,6 @@
 import * as z from 'zod'
 import { createSandbox } from '../index.js'
+import { startupExitCode, USAGE_ERROR } from './exit-codes.js'
 
 /**
  * `shop-sandbox mcp`: the sandbox as a Model Context Protocol server over stdio (CONTRACT C6),
@@ -29,7 +30,7 @@ export async function mcp(
         : null
     if (problem) {
       console.error(`shop-sandbox mcp: --url ${problem}, got '${options.url.slice(0, 200)}'`)
-      process.exitCode = 2
+      process.exitCode = USAGE_ERROR
       return
     }
     target = remote(url.data!)
@@ -38,7 +39,7 @@ export async function mcp(
       target = inProcess(createSandbox(options.sandbox))
     } catch (error) {
       console.error(`shop-sandbox mcp: ${(error as Error).message}`)
-      process.exitCode = 1
+      process.exitCode = startupExitCode(error)
       return
     }
   }

@@ -6,6 +6,7 @@ import type { SandboxServerOptions } from '../server/server.js'
 import { heapShare } from '../server/server.js'
 import { createSandboxServer } from '../node/create-server.js'
 import { NotAFile, readRegularFile } from '../server/regular-file.js'
+import { startupExitCode } from './exit-codes.js'
 import { startupProgress } from './progress.js'
 
 const loopback = new Set(['127.0.0.1', 'localhost', '::1'])
@@ -46,7 +47,7 @@ export async function serve(
     console.error(
       `shop-sandbox: ${overridesFile === undefined ? message : message.replace(/^Invalid override overrides\[(\d+)\]: /, `--overrides ${overridesFile}, entry [$1]: `)}`,
     )
-    process.exitCode = 1
+    process.exitCode = startupExitCode(error)
     return
   }
   if (!loopback.has(options.host ?? '127.0.0.1')) {

@@ -168,7 +168,7 @@ describe('shop-sandbox CLI', () => {
     [['--data', '/proc/version'], 1, 'its folder takes no new files'],
     [
       ['--base-path', '/__sandbox'],
-      1,
+      2,
       'baseUrl (--base-path): /__sandbox is inside the control API',
     ],
     [['--host', 'no-such-host.invalid'], 1, 'no such host'],
@@ -224,7 +224,7 @@ describe('shop-sandbox CLI', () => {
     expect(bad.stderr.trim().split('\n')).toHaveLength(1)
     expect(bad.stderr).toContain("Invalid scenario 'broken': settings.errorRate: must be at most 1")
     const unknown = await cli('--port', '0', '--scenario', 'emtpy')
-    expect(unknown.code).toBe(1)
+    expect(unknown.code).toBe(2)
     expect(unknown.stderr).toContain("no scenario named 'emtpy'; known (closest first): empty")
     // A file that is no regular file is never read: a FIFO hung the start, /dev/zero ran it
     // out of memory.

@@ -156,7 +156,7 @@ export default [{ name: 'quiet', description: 'No one ordered yet', data: { coun
       expect(problem.stderr).toContain(`shop-sandbox mcp: ${message}`)
     }
     const scenario = await refused('--scenario', 'out-of-stok')
-    expect(scenario.code).toBe(1)
+    expect(scenario.code).toBe(2)
     expect(scenario.stdout).toBe('')
     expect(scenario.stderr).toMatch(
       /^shop-sandbox mcp: Invalid sandbox options: scenario: no scenario named 'out-of-stok'; known \(closest first\): out-of-stock,/,
