@@ -91,7 +91,7 @@ function banner(
   const { data, proxy, record } = options
   const { catalog, seed, control } = server.sandbox.options
   const counts = Object.entries(server.sandbox.db.counts())
-    .map(([name, count]) => `${count} ${name}`)
+    .map(([name, count]) => `${count} ${count === 1 ? catalog.get(name).singular : name}`)
     .join(', ')
   const scenario = server.sandbox.scenario
   const source =

@@ -133,8 +133,17 @@ describe('shop-sandbox CLI', () => {
   })
 
   it('starts, prints the URL, counts and tokens, serves, logs, and stops on SIGTERM', async () => {
-    const { child, url, output } = await start('--port', '0', '--users', '12', '--orders', '20')
-    expect(output()).toContain('12 users, 30 products, 20 orders')
+    const { child, url, output } = await start(
+      '--port',
+      '0',
+      '--users',
+      '12',
+      '--products',
+      '1',
+      '--orders',
+      '20',
+    )
+    expect(output()).toContain('12 users, 1 product, 20 orders')
     expect(output()).toContain('sandbox-admin-token')
     expect(output()).toContain('sandbox-member-token')
     const response = await fetch(`${url}/users?pageSize=1`, {
