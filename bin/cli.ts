@@ -376,6 +376,9 @@ function inWords(message: string): string {
   }
   const missing = /^Not enough arguments following: (.+)$/.exec(message)
   if (missing) return `--${missing[1]} needs a value`
+  // The one command with a positional argument: `init` without its folder.
+  if (/^Not enough non-option arguments/.test(message) && process.argv.includes('init'))
+    return "init needs the folder your app serves statically, e.g. 'shop-sandbox init public' (Vite)"
   return message
 }
 

@@ -87,6 +87,11 @@ describe('shop-sandbox CLI', () => {
 
   it('init copies MSW’s worker script into a folder', async () => {
     const dir = await mkdtemp(join(tmpdir(), 'shop-sandbox-init-'))
+    const bare = await cli('init')
+    expect(bare.code).toBe(2)
+    expect(bare.stderr).toContain(
+      "init needs the folder your app serves statically, e.g. 'shop-sandbox init public'",
+    )
     const { code, stdout } = await cli('init', join(dir, 'public'))
     expect(code).toBe(0)
     const msw = JSON.parse(
