@@ -11,7 +11,7 @@
 import { STATUS_CODES } from 'node:http'
 import { createRequire } from 'node:module'
 import type * as Msw from 'msw'
-import { mswHttpEntry } from './msw-entry.js'
+import { mswHttpEntry, mswNodeProblem } from './msw-entry.js'
 
 /** The installed msw's version; a missing msw (a peer dependency) said in so many words. */
 function mswVersion(): string {
@@ -25,7 +25,10 @@ function mswVersion(): string {
   }
 }
 
-const httpEntry = mswHttpEntry(mswVersion())
+const installed = mswVersion()
+const httpEntry = mswHttpEntry(installed)
+const problem = mswNodeProblem(installed, process.versions.node)
+if (problem) console.warn(`shop-sandbox: warning: ${problem}`)
 
 /** The handlers' entry of the installed msw; its main entry if that msw exports no such path. */
 async function loadHttp(): Promise<typeof Msw.http> {

@@ -10,6 +10,7 @@ import { setupServer } from 'msw/node'
 import { afterEach, describe, expect, it, vi } from 'vitest'
 import * as mainEntry from '../../sandbox/msw.js'
 import * as nodeKit from '../../sandbox/msw-node.js'
+import { mswNodeProblem } from '../../sandbox/msw-entry.js'
 
 const admin = { authorization: 'Bearer sandbox-admin-token' }
 
@@ -17,6 +18,19 @@ describe("msw for Node: msw's HTTP handlers without msw's main entry (sandbox/ms
   afterEach(() => {
     vi.doUnmock('../../sandbox/msw.js')
     vi.resetModules()
+  })
+
+  it('warns that msw 3 needs Node 22.12, on an older Node only', () => {
+    expect(mswNodeProblem('3.0.5', '20.19.0')).toBe(
+      'msw 3.0.5 needs Node 22.12 or later, and this is Node 20.19.0: its requests will fail (Promise.withResolvers is not a function); install msw 2 (npm install --save-dev msw@2) or use a newer Node',
+    )
+    expect(mswNodeProblem('3.0.5', '22.11.0')).toMatch(/^msw 3\.0\.5 needs Node 22\.12/)
+    for (const [msw, node] of [
+      ['3.0.5', '22.12.0'],
+      ['3.1.0', '24.1.0'],
+      ['2.15.0', '20.19.0'],
+    ] as const)
+      expect(mswNodeProblem(msw, node)).toBeNull()
   })
 
   it('has what sandbox/msw.ts has, under the same names', () => {
