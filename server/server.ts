@@ -1,6 +1,6 @@
 import type { IncomingMessage, Server } from 'node:http'
 import { createServer, STATUS_CODES } from 'node:http'
-import type { AddressInfo } from 'node:net'
+import type { AddressInfo, Socket } from 'node:net'
 import type { Duplex } from 'node:stream'
 import { getHeapStatistics } from 'node:v8'
 import { ApiError } from '../contract/api-error.js'
@@ -23,6 +23,7 @@ import { proxyTo } from './proxy.js'
 import { Recorder } from './record.js'
 import { requestLog } from './request-log.js'
 import { timeouts } from './timeouts.js'
+import { unknownMethodExchange } from './unknown-method.js'
 
 export type { ServerTimeouts } from './timeouts.js'
 export { timeouts } from './timeouts.js'
@@ -205,8 +206,20 @@ export async function createApiSandboxServer(
   // however long it takes (a proxied or delayed one): Node's own switch for it (false, Node
   // ends the socket at the client's FIN, and an answer not yet written is lost).
   ;(server as unknown as { httpAllowHalfOpen: boolean }).httpAllowHalfOpen = true
+  // Sockets whose request of an unknown method is being answered: the parser's later errors on
+  // them (the bytes after that request) are not answered again.
+  const answering = new WeakSet<Duplex>()
   server.on('clientError', (error: NodeJS.ErrnoException, socket: Duplex) => {
-    if (error.code === 'ECONNRESET') socket.destroy()
+    if (answering.has(socket)) return
+    const unknownMethod = unknownMethodExchange(error, socket)
+    if (unknownMethod) {
+      answering.add(socket)
+      unknownMethod.res.once('finish', () => {
+        unknownMethod.res.detachSocket(socket as Socket)
+        closeWith(socket, '')
+      })
+      listener(unknownMethod.req, unknownMethod.res)
+    } else if (error.code === 'ECONNRESET') socket.destroy()
     else if (error.code === 'ERR_HTTP_REQUEST_TIMEOUT') answerRaw(socket, 'timeout')
     else answerRaw(socket, ApiError.of('invalidParameter', 'malformed HTTP request'))
   })

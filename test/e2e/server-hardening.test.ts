@@ -121,6 +121,35 @@ describe.each(['fast', 'msw'] as const)('bytes on the wire (--transport %s)', (t
       body: JSON.stringify(body),
     })
 
+  it('a method Node’s parser does not know is 405 with Allow on a route, 404 elsewhere, as any method (CONTRACT B2)', async () => {
+    const text = async (lines: string[]) => (await rawAnswer(lines)).toString('latin1')
+    const bodyOf = (answer: string) => JSON.parse(answer.slice(answer.indexOf('\r\n\r\n') + 4))
+    const admin = 'Authorization: Bearer sandbox-admin-token'
+    const foo = await text(['FOO /users HTTP/1.1', 'Host: 127.0.0.1', admin])
+    expect(foo).toMatch(/^HTTP\/1\.1 405 Method Not Allowed\r\n/)
+    expect(foo).toMatch(/\r\nallow: GET, POST\r\n/i)
+    expect(foo).toMatch(/\r\nconnection: close\r\n/i)
+    expect(foo).toMatch(/\r\nx-request-id: [\w-]+\r\n/i)
+    expect(bodyOf(foo)).toEqual({
+      code: 40500,
+      message: 'FOO is not allowed on /users; allowed: GET, POST',
+      data: null,
+    })
+    // No route: 404, before the token is asked for (B4's order).
+    const nowhere = await text(['PURGE /nowhere HTTP/1.1', 'Host: 127.0.0.1'])
+    expect(nowhere).toMatch(/^HTTP\/1\.1 404 /)
+    expect(bodyOf(nowhere).code).toBe(40400)
+    // A method in lower case is read as Fetch reads it, as the in-process handlers see it.
+    const lower = await text(['get /users/1 HTTP/1.1', 'Host: 127.0.0.1', admin])
+    expect(lower).toMatch(/^HTTP\/1\.1 200 /)
+    expect(bodyOf(lower).data.id).toBe(1)
+    // The Host check first, as for any request; a head HTTP does not allow stays a 400.
+    expect(await text(['FOO /users HTTP/1.1', 'Host: evil.test'])).toMatch(/^HTTP\/1\.1 403 /)
+    const broken = await text(['FOO /users HTTP/1.1', 'Host: 127.0.0.1', 'Bad Header: x'])
+    expect(broken).toMatch(/^HTTP\/1\.1 400 /)
+    expect(bodyOf(broken).message).toBe('malformed HTTP request')
+  })
+
   it('a Latin-1 header value goes out as Latin-1 bytes, beside a body (not as UTF-8)', async () => {
     await add({
       path: '/users',
