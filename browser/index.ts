@@ -65,8 +65,8 @@ export function startSandbox(
 export async function startSandbox(
   options: ApiBrowserSandboxOptions & { api?: ApiDefinition } = {},
 ): Promise<ApiBrowserSandbox> {
-  await prepareSeed(options)
-  return startApiSandbox(withShop(options))
+  // The prepared data set loads while the worker registers (startApiSandbox starts it first).
+  return startApiSandbox(withShop(options), prepareSeed(options))
 }
 
 /**

@@ -15,7 +15,7 @@ import { unhandledOptions } from '../sandbox/unhandled.js'
 import { claims, createHandlers, toFetchResponse } from '../sandbox/msw-handlers.js'
 import { apiRoutes } from '../http/routes.js'
 import { DEFAULT_SCENARIO, isSeedData, unknownScenario } from '../state/scenarios.js'
-import type { ApiRequest } from '../contract/exchange.js'
+import type { ApiRequest, ApiResponse } from '../contract/exchange.js'
 import { fromFetchRequest } from '../contract/exchange.js'
 import type { ConsolePanel, ConsolePanelOptions } from './console-panel.js'
 import { persistInStorage, savedScenario } from './storage-persistence.js'
@@ -117,6 +117,7 @@ export interface BrowserSandbox<D extends readonly AnyResourceDefinition[] = any
  */
 export async function startApiSandbox(
   options: BrowserSandboxOptions & { api: ApiDefinition },
+  preparing: Promise<void> = Promise.resolve(),
 ): Promise<BrowserSandbox> {
   const {
     onUnhandledRequest = 'bypass',
@@ -140,41 +141,73 @@ export async function startApiSandbox(
   // Chosen for this page (the option, or a scenario the address names), else, persisting, the
   // one the saved data belong to.
   const chosen = sandboxOptions.scenario ?? (known(addressed) ? addressed : null)
-  const saved = key !== null && chosen === null ? await savedScenario(key) : null
-  const starting = chosen ?? (known(saved) ? saved : null)
-  // faker only when the data is generated in the page: a data set the build prepared needs none.
-  await loadFakerFor({ ...options, ...(starting ? { scenario: starting } : {}) })
-  const catalog = Catalog.of(options.api, options.resources ?? [])
-  if (addressed !== null && !known(addressed))
-    console.warn(
-      `[shop-sandbox] ?scenario=${addressed.slice(0, 64)} names no scenario: ${unknownScenario(addressed, names)}; starting in ${starting ?? DEFAULT_SCENARIO}`,
-    )
-  const sandbox = createApiSandbox({
-    // Beside the app's own files, the document lives under the API's base path.
-    openApiPath: openApiPathFor(sandboxOptions.baseUrl),
-    ...sandboxOptions,
-    ...(starting ? { scenario: starting } : {}),
-  })
-  const persistence =
-    key === null
-      ? null
-      : await persistInStorage(sandbox.db, sandbox.options.catalog, key, {
-          current: () => sandbox.scenario,
-          chosen,
-        })
-  // With persistence, writes run one tab at a time on the newest data (ids unique across tabs),
-  // and are answered once stored.
-  const answer = (request: ApiRequest) =>
-    persistence && WRITE_METHODS.has(request.method)
-      ? persistence.write(() => sandbox.handle(request))
-      : sandbox.handle(request)
-  const handlers = persistence ? createHandlers(sandbox.claims, answer) : sandbox.handlers
-  const worker = setupWorker(...handlers)
-  await worker.start({
+  // The worker registers first (the browser fetches and starts its script elsewhere) while the
+  // sandbox and its data are made here: a page's start is the longer of the two, not their sum.
+  // Its handlers claim nothing until the sandbox is made; no request is intercepted before
+  // the worker is active, and the page runs nothing else before the sandbox is made.
+  let made: { sandbox: Sandbox; answer: (request: ApiRequest) => Promise<ApiResponse> } | undefined
+  const worker = setupWorker(
+    ...createHandlers(
+      (url) => made !== undefined && made.sandbox.claims(url),
+      (request) => made!.answer(request),
+      { onError: (error) => made?.sandbox.options.onUnexpectedError(error) },
+    ),
+  )
+  const started = worker.start({
     ...unhandledOptions(onUnhandledFrame),
     quiet,
     ...(serviceWorkerUrl ? { serviceWorker: { url: serviceWorkerUrl } } : {}),
   })
+  // Awaited below; a registration that fails meanwhile is not an unhandled rejection.
+  started.catch(() => undefined)
+  let persistence: Awaited<ReturnType<typeof persistInStorage>> | null = null
+  let sandbox: Sandbox
+  let catalog: Catalog
+  try {
+    await preparing
+    const saved = key !== null && chosen === null ? await savedScenario(key) : null
+    const starting = chosen ?? (known(saved) ? saved : null)
+    // faker only when the data is generated in the page: a data set the build prepared needs none.
+    await loadFakerFor({ ...options, ...(starting ? { scenario: starting } : {}) })
+    catalog = Catalog.of(options.api, options.resources ?? [])
+    if (addressed !== null && !known(addressed))
+      console.warn(
+        `[shop-sandbox] ?scenario=${addressed.slice(0, 64)} names no scenario: ${unknownScenario(addressed, names)}; starting in ${starting ?? DEFAULT_SCENARIO}`,
+      )
+    sandbox = createApiSandbox({
+      // Beside the app's own files, the document lives under the API's base path.
+      openApiPath: openApiPathFor(sandboxOptions.baseUrl),
+      ...sandboxOptions,
+      ...(starting ? { scenario: starting } : {}),
+    })
+    persistence =
+      key === null
+        ? null
+        : await persistInStorage(sandbox.db, sandbox.options.catalog, key, {
+            current: () => sandbox.scenario,
+            chosen,
+          })
+    const stored = persistence
+    // With persistence, writes run one tab at a time on the newest data (ids unique across
+    // tabs), and are answered once stored.
+    made = {
+      sandbox,
+      answer: (request) =>
+        stored && WRITE_METHODS.has(request.method)
+          ? stored.write(() => sandbox.handle(request))
+          : sandbox.handle(request),
+    }
+    await started
+  } catch (error) {
+    // A sandbox that could not be made (its options, its data) leaves no worker behind.
+    await started.catch(() => undefined)
+    persistence?.stop()
+    await Promise.resolve()
+      .then(() => worker.stop())
+      .catch(() => undefined)
+    throw error
+  }
+  const { answer } = made
   // The console calls the sandbox in the page, as the worker does: no network, no MSW log line.
   // Loaded only when asked for: an app without it does not carry it.
   const consolePanel = consoleOption
