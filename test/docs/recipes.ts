@@ -13,6 +13,8 @@ import { fileURLToPath } from 'node:url'
  * - `<!-- doc: background until <url> answers -->` runs the next command block in the background;
  * - `<!-- doc-stop -->` stops what runs in the background;
  * - `<!-- doc-file: <path> from <project> -->` copies a file an earlier project wrote;
+ * - `<!-- doc: file <path> -->` before a block makes it that file (JSON, which cannot name itself
+ *   in a first line: a reader copies the block whole);
  * - `<!-- doc: not run (why) -->`, `<!-- doc: fragment (…) -->`, `<!-- doc: output -->` before a
  *   block say it is not run, and why.
  *
@@ -143,6 +145,9 @@ export function classify(
   const where = `${block.page}:${block.line}`
   const note = block.annotation
   if (note && /^(?:not run|fragment|output)\b/.test(note)) return { use: 'skip', why: note }
+  // A JSON file named beside its block (JSON has no comments: a reader copies it whole).
+  const named = note ? /^file (\S+)$/.exec(note) : null
+  if (named) return { use: 'file', path: named[1]!, content: `${block.content}\n` }
   const first = block.content.split('\n')[0] ?? ''
   const file = FILE_LINE.exec(first)
   if (file && block.language !== 'sh') {
