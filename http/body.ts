@@ -18,9 +18,23 @@ export { MAX_JSON_DEPTH }
 
 /** How deep arrays and objects nest in a JSON text, stopping early past `max` (no recursion). */
 export function jsonDepthExceeds(text: string, max: number): boolean {
-  // No deeper than it has `{` and `[`: counted with the engine's own search, most bodies are done.
-  if (!openersExceed(text, max)) return false
+  return jsonShapeExceeds(text, max) === 'depth'
+}
+
+/**
+ * What a JSON text exceeds, read outside its strings without parsing it: nesting deeper than
+ * `maxDepth` (`'depth'`), or more than `maxCommas` commas (`'commas'`: its keys and list items,
+ * less one a container), or null. Linear; the engine's own search counts `{`, `[` and `,` first,
+ * and a text that cannot exceed either is done without the walk (most are).
+ */
+export function jsonShapeExceeds(
+  text: string,
+  maxDepth: number,
+  maxCommas = Number.POSITIVE_INFINITY,
+): 'depth' | 'commas' | null {
+  if (!openersExceed(text, maxDepth) && !occurrencesExceed(text, ',', maxCommas)) return null
   let depth = 0
+  let commas = 0
   let inString = false
   for (let index = 0; index < text.length; index++) {
     const char = text.charCodeAt(index)
@@ -29,9 +43,19 @@ export function jsonDepthExceeds(text: string, max: number): boolean {
       else if (char === 34 /* " */) inString = false
     } else if (char === 34) inString = true
     else if (char === 123 /* { */ || char === 91 /* [ */) {
-      if (++depth > max) return true
+      if (++depth > maxDepth) return 'depth'
     } else if (char === 125 /* } */ || char === 93 /* ] */) depth--
+    else if (char === 44 /* , */ && ++commas > maxCommas) return 'commas'
   }
+  return null
+}
+
+/** Whether `text` holds `character` more than `max` times (the engine's search, stopping past it). */
+function occurrencesExceed(text: string, character: string, max: number): boolean {
+  if (max === Number.POSITIVE_INFINITY) return false
+  let count = 0
+  for (let at = text.indexOf(character); at >= 0; at = text.indexOf(character, at + 1))
+    if (++count > max) return true
   return false
 }
 

@@ -1,7 +1,7 @@
 import type { Readable, Writable } from 'node:stream'
 import { Transform } from 'node:stream'
 import { JSONRPCMessageSchema } from '@modelcontextprotocol/sdk/types.js'
-import { jsonDepthExceeds, MAX_JSON_DEPTH } from '../http/body.js'
+import { jsonShapeExceeds, MAX_JSON_DEPTH } from '../http/body.js'
 
 /**
  * The longest message line the MCP server reads. An agent's largest honest input (an override
@@ -35,12 +35,16 @@ export interface LineRefusal {
  */
 export function lineProblem(line: string): LineRefusal | null {
   if (line.trim() === '') return null
-  // Before it is parsed: parsing it is what takes the time.
-  if (commasExceed(line, MAX_MESSAGE_COMMAS))
+  // Before it is parsed (parsing a wide one is what takes the time), its id found unparsed.
+  const shape = jsonShapeExceeds(line, MAX_MESSAGE_DEPTH, MAX_MESSAGE_COMMAS)
+  if (shape)
     return {
       id: topLevelId(line),
       code: -32600,
-      message: `message holds more than ${MAX_MESSAGE_COMMAS} keys and list items`,
+      message:
+        shape === 'depth'
+          ? `message nests deeper than ${MAX_MESSAGE_DEPTH} levels`
+          : `message holds more than ${MAX_MESSAGE_COMMAS} keys and list items`,
     }
   let message: unknown
   try {
@@ -55,8 +59,6 @@ export function lineProblem(line: string): LineRefusal | null {
     typeof given === 'string' || (typeof given === 'number' && Number.isFinite(given))
       ? given
       : null
-  if (jsonDepthExceeds(line, MAX_MESSAGE_DEPTH))
-    return { id, code: -32600, message: `message nests deeper than ${MAX_MESSAGE_DEPTH} levels` }
   if (JSONRPCMessageSchema.safeParse(message).success) return null
   return {
     id,
@@ -64,26 +66,6 @@ export function lineProblem(line: string): LineRefusal | null {
     message:
       'Invalid Request: not a JSON-RPC 2.0 message (an object with jsonrpc "2.0" and a method, or a result or error)',
   }
-}
-
-/** Whether `text` holds more than `max` commas outside its JSON strings. Linear. */
-export function commasExceed(text: string, max: number): boolean {
-  // No more than it has commas at all: counted with the engine's own search, most lines are done.
-  let commas = 0
-  for (let at = text.indexOf(','); at >= 0 && commas <= max; at = text.indexOf(',', at + 1))
-    commas++
-  if (commas <= max) return false
-  commas = 0
-  let inString = false
-  for (let index = 0; index < text.length; index++) {
-    const char = text.charCodeAt(index)
-    if (inString) {
-      if (char === 92 /* \\ */) index++
-      else if (char === 34 /* " */) inString = false
-    } else if (char === 34) inString = true
-    else if (char === 44 /* , */ && ++commas > max) return true
-  }
-  return false
 }
 
 /**

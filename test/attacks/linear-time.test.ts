@@ -5,9 +5,9 @@ import { describe, expect, it } from 'vitest'
 import { read, reportJson } from '../../check/drift.js'
 import { rejectUnknown } from '../../contract/params.js'
 import { redactJsonText } from '../../contract/secrets.js'
-import { jsonDepthExceeds, validateBody } from '../../http/body.js'
+import { jsonDepthExceeds, jsonShapeExceeds, validateBody } from '../../http/body.js'
 import { parsePrefer } from '../../http/preferences.js'
-import { commasExceed, topLevelId } from '../../mcp/stdio.js'
+import { topLevelId } from '../../mcp/stdio.js'
 import { requestIdFor } from '../../http/steps/request-id.js'
 import { sameOrigin } from '../../server/front/cors.js'
 import { hostGuard, isLoopbackOrigin } from '../../server/guard.js'
@@ -172,9 +172,9 @@ const scanners: Scanner[] = [
     },
   },
   {
-    name: 'an MCP message read unparsed: its width and its id (commasExceed, topLevelId)',
+    name: 'an MCP message read unparsed: its shape and its id (jsonShapeExceeds, topLevelId)',
     run: (text) => {
-      commasExceed(text, 20_000)
+      jsonShapeExceeds(text, 72, 20_000)
       topLevelId(text)
     },
     benign: (size) =>
