@@ -143,8 +143,8 @@ export async function startApiSandbox(
   const chosen = sandboxOptions.scenario ?? (known(addressed) ? addressed : null)
   // The worker registers first (the browser fetches and starts its script elsewhere) while the
   // sandbox and its data are made here: a page's start is the longer of the two, not their sum.
-  // Its handlers claim nothing until the sandbox is made; no request is intercepted before
-  // the worker is active, and the page runs nothing else before the sandbox is made.
+  // Its handlers claim nothing until the sandbox is made: a request before then (while
+  // persisted data are read, say) goes to the network, as before the worker was active.
   let made: { sandbox: Sandbox; answer: (request: ApiRequest) => Promise<ApiResponse> } | undefined
   const worker = setupWorker(
     ...createHandlers(
