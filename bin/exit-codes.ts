@@ -1,3 +1,4 @@
+import { OptionsError } from '../contract/option-spec.js'
 import { SeedTooLarge } from '../resources/seed.js'
 
 /** Exit code for a bad command line. */
@@ -9,9 +10,5 @@ export const USAGE_ERROR = 2
  * rest (a taken port, a data file, a data set the heap has no room for on this machine).
  */
 export function startupExitCode(error: unknown): number {
-  return error instanceof TypeError &&
-    !(error instanceof SeedTooLarge) &&
-    /^Invalid (?:sandbox|server) options: /.test(error.message)
-    ? USAGE_ERROR
-    : 1
+  return error instanceof OptionsError && !(error instanceof SeedTooLarge) ? USAGE_ERROR : 1
 }

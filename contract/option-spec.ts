@@ -86,3 +86,20 @@ export function landed(
   }
   return out
 }
+
+/**
+ * An option refused by its value, before anything starts (`seed: -1`, `--scenario emtpy`). Its
+ * message begins `Invalid sandbox options: ` or `Invalid server options: `, then `detail`. It
+ * holds no field of its own, so it equals the TypeError it was (`toThrow(new TypeError(…))`).
+ * The command line exits 2 on one, as on a flag it refuses itself.
+ */
+export class OptionsError extends TypeError {
+  constructor(owner: 'sandbox' | 'server', detail: string, options?: ErrorOptions) {
+    super(`Invalid ${owner} options: ${detail}`, options)
+  }
+
+  /** The message without its `Invalid … options: ` prefix. */
+  get detail(): string {
+    return this.message.slice(this.message.indexOf(': ') + 2)
+  }
+}

@@ -5,6 +5,7 @@ import type { ProgressReporter } from '../db/progress.js'
 import type { Snapshot } from '../db/store.js'
 import type { UniqueKey } from '../db/table.js'
 import { foldCase, freezeDocument } from '../db/store.js'
+import { OptionsError } from '../contract/option-spec.js'
 import { jsonFootprint, MAX_JSON_DEPTH, notJson } from '../contract/json-size.js'
 import { describeIssue, safeParseReporting } from '../contract/issues.js'
 import { linkProblem, thrown } from './document.js'
@@ -38,7 +39,7 @@ export function resolveSeedOptions(
   const given = definedOnly(options) as Record<string, unknown>
   const seed = given.seed ?? DEFAULT_SEED
   if (!Number.isSafeInteger(seed))
-    throw new TypeError(`Invalid sandbox options: seed: must be a safe integer, got ${shown(seed)}`)
+    throw new OptionsError('sandbox', `seed: must be a safe integer, got ${shown(seed)}`)
   const resolved: { seed: number } & Record<string, number> = { seed: seed as number }
   for (const { name, seed: spec } of catalog.resources) {
     const value = given[name] ?? spec.count
@@ -47,15 +48,17 @@ export function resolveSeedOptions(
       (value as number) < spec.min ||
       (value as number) > spec.max
     )
-      throw new TypeError(
-        `Invalid sandbox options: ${name}: must be an integer from ${spec.min} to ${spec.max}, got ${shown(value)}`,
+      throw new OptionsError(
+        'sandbox',
+        `${name}: must be an integer from ${spec.min} to ${spec.max}, got ${shown(value)}`,
       )
     resolved[name] = value as number
   }
   for (const { name, seed: spec } of catalog.resources) {
     if (spec.needs && resolved[name]! > 0 && resolved[spec.needs] === 0)
-      throw new TypeError(
-        `Invalid sandbox options: ${name}: ${resolved[name]} ${name} need ${spec.needs}, and 0 ${spec.needs} were asked for`,
+      throw new OptionsError(
+        'sandbox',
+        `${name}: ${resolved[name]} ${name} need ${spec.needs}, and 0 ${spec.needs} were asked for`,
       )
   }
   return resolved
@@ -121,9 +124,9 @@ export function seededDocument(
 }
 
 /** A data set refused before it is generated: it would not fit in memory (see {@link seedWeightProblem}). */
-export class SeedTooLarge extends TypeError {
+export class SeedTooLarge extends OptionsError {
   constructor(readonly problem: string) {
-    super(`Invalid sandbox options: counts: ${problem}`)
+    super('sandbox', `counts: ${problem}`)
   }
 }
 

@@ -1,5 +1,6 @@
 import type { HttpHandler } from 'msw'
 import { describeIssue, safeParseReporting } from '../contract/issues.js'
+import { OptionsError } from '../contract/option-spec.js'
 import type { Snapshot } from '../db/store.js'
 import { checkSnapshot } from '../resources/document.js'
 import { seededDocument } from '../resources/seed.js'
@@ -125,8 +126,9 @@ function checkPaths(
   const inControl = (path: string) =>
     path === CONTROL_PREFIX || path.startsWith(`${CONTROL_PREFIX}/`)
   if (inControl(basePath))
-    throw new TypeError(
-      `Invalid sandbox options: baseUrl (${flag('basePath')}): ${basePath} is inside the control API (${CONTROL_PREFIX}); pick another base path, like /api`,
+    throw new OptionsError(
+      'sandbox',
+      `baseUrl (${flag('basePath')}): ${basePath} is inside the control API (${CONTROL_PREFIX}); pick another base path, like /api`,
     )
   if (openApiPath === null) return
   const underBase =
@@ -136,8 +138,9 @@ function checkPaths(
         ? openApiPath.slice(basePath.length) || '/'
         : null
   if (inControl(openApiPath) || (underBase !== null && routes.router.match(underBase)))
-    throw new TypeError(
-      `Invalid sandbox options: openApiPath: ${openApiPath} is ${inControl(openApiPath) ? `inside the control API (${CONTROL_PREFIX})` : 'a route of the API, which the document would hide'}; pick another path, like /openapi.json`,
+    throw new OptionsError(
+      'sandbox',
+      `openApiPath: ${openApiPath} is ${inControl(openApiPath) ? `inside the control API (${CONTROL_PREFIX})` : 'a route of the API, which the document would hide'}; pick another path, like /openapi.json`,
     )
 }
 
@@ -312,15 +315,14 @@ function scenarioOption(scenarios: ScenarioSet, name: string): Scenario {
   try {
     scenario = scenarios.get(name)
   } catch (error) {
-    throw new TypeError(
-      `Invalid sandbox options: scenario: '${name}' does not fit: ${(error as Error).message}`,
+    throw new OptionsError(
+      'sandbox',
+      `scenario: '${name}' does not fit: ${(error as Error).message}`,
       { cause: error },
     )
   }
   if (!scenario)
-    throw new TypeError(
-      `Invalid sandbox options: scenario: ${unknownScenario(name, scenarios.names)}`,
-    )
+    throw new OptionsError('sandbox', `scenario: ${unknownScenario(name, scenarios.names)}`)
   return scenario
 }
 

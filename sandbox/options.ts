@@ -1,4 +1,4 @@
-import { landed } from '../contract/option-spec.js'
+import { landed, OptionsError } from '../contract/option-spec.js'
 import { trimSlashes } from '../contract/params.js'
 import { closest, distance } from 'fastest-levenshtein'
 import { describeIssues, safeParseReporting } from '../contract/issues.js'
@@ -74,7 +74,7 @@ function suggestion(name: string, catalog: Catalog): string {
  */
 function validOptions(options: object, catalog: Catalog): Record<string, unknown> {
   if (typeof options !== 'object' || options === null)
-    throw new TypeError('Invalid sandbox options: options: must be an object')
+    throw new OptionsError('sandbox', 'options: must be an object')
   const values: Record<string, unknown> = {}
   const problems: string[] = []
   // In the table's order (settings first), then the rest: the same message for the same mistakes.
@@ -104,7 +104,7 @@ function validOptions(options: object, catalog: Catalog): Record<string, unknown
       for (const issue of parsed.error.issues)
         problems.push(...describeIssues({ ...issue, path: [name, ...issue.path] }, 'options'))
   }
-  if (problems.length > 0) throw new TypeError(`Invalid sandbox options: ${problems.join('; ')}`)
+  if (problems.length > 0) throw new OptionsError('sandbox', `${problems.join('; ')}`)
   return values
 }
 
@@ -128,9 +128,7 @@ export function countNameProblem(catalog: Catalog): string | null {
 export function resolveOptions(options: SandboxOptions & { api: ApiDefinition }): ResolvedOptions {
   const { api, resources } = options as { api: ApiDefinition; resources?: unknown }
   if (resources !== undefined && !Array.isArray(resources))
-    throw new TypeError(
-      'Invalid sandbox options: resources: must be a list of resource definitions',
-    )
+    throw new OptionsError('sandbox', 'resources: must be a list of resource definitions')
   const catalog = Catalog.of(api, (resources ?? []) as readonly AnyResourceDefinition[])
   const taken = countNameProblem(catalog)
   if (taken) throw new TypeError(taken)
@@ -163,8 +161,9 @@ function seedOptions(catalog: Catalog, given: Record<string, unknown>) {
   const counts = (given.counts ?? {}) as Record<string, number>
   for (const name of Object.keys(counts)) {
     if (!catalog.names.includes(name))
-      throw new TypeError(
-        `Invalid sandbox options: counts.${name}: no resource named ${name} (resources: ${catalog.names.join(', ')})`,
+      throw new OptionsError(
+        'sandbox',
+        `counts.${name}: no resource named ${name} (resources: ${catalog.names.join(', ')})`,
       )
   }
   const requested: Record<string, unknown> = { ...counts, seed: given.seed }
@@ -177,7 +176,7 @@ function seedOptions(catalog: Catalog, given: Record<string, unknown>) {
 export function parseBaseUrl(baseUrl: string): { origin: string | null; basePath: string } {
   const absolute = /^[a-z][a-z0-9+.-]*:\/\//i.test(baseUrl)
   const refuse = (problem: string) =>
-    new TypeError(`Invalid sandbox options: baseUrl: ${problem}, got '${baseUrl.slice(0, 200)}'`)
+    new OptionsError('sandbox', `baseUrl: ${problem}, got '${baseUrl.slice(0, 200)}'`)
   if (!absolute && baseUrl !== '' && !baseUrl.startsWith('/'))
     throw refuse("must be absolute (https://api.example.com) or start with '/'")
   if (absolute && !/^https?:/i.test(baseUrl))
@@ -199,8 +198,9 @@ function clockTime(clock: () => Date | number): number {
   const time = given instanceof Date || typeof given === 'number' ? Number(given) : Number.NaN
   // Date's own range: ±8.64e15 ms around 1970.
   if (!Number.isFinite(time) || Math.abs(time) > 8.64e15)
-    throw new TypeError(
-      `Invalid sandbox options: clock: must return a Date or milliseconds; it returned ${typeof given === 'string' ? JSON.stringify(given.slice(0, 40)) : String(given)}`,
+    throw new OptionsError(
+      'sandbox',
+      `clock: must return a Date or milliseconds; it returned ${typeof given === 'string' ? JSON.stringify(given.slice(0, 40)) : String(given)}`,
     )
   return time
 }

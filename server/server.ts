@@ -4,6 +4,7 @@ import type { AddressInfo, Socket } from 'node:net'
 import type { Duplex } from 'node:stream'
 import { getHeapStatistics } from 'node:v8'
 import { ApiError } from '../contract/api-error.js'
+import { OptionsError } from '../contract/option-spec.js'
 import { failure, JSON_CONTENT_TYPE } from '../contract/envelope.js'
 import { requestIdFor } from '../http/pipeline.js'
 import type { ApiDefinition } from '../resources/api.js'
@@ -132,12 +133,14 @@ export async function createApiSandboxServer(
   ) as SandboxOptions & { api: ApiDefinition }
   const limits = { ...timeouts, ...timeoutOverrides }
   if (sandboxOptions.passthrough)
-    throw new TypeError(
-      'Invalid server options: passthrough: is for MSW handlers (the browser, tests); the server forwards to the real API with proxy: <url>',
+    throw new OptionsError(
+      'server',
+      'passthrough: is for MSW handlers (the browser, tests); the server forwards to the real API with proxy: <url>',
     )
   if (record !== undefined && proxy === undefined)
-    throw new TypeError(
-      'Invalid server options: record: records what the proxy forwards; give proxy: <url> too',
+    throw new OptionsError(
+      'server',
+      'record: records what the proxy forwards; give proxy: <url> too',
     )
   const sandbox = createApiSandbox({
     sandboxesMemory: heapShare(),

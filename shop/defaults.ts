@@ -1,3 +1,4 @@
+import { OptionsError } from '../contract/option-spec.js'
 import type { ApiDefinition } from '../resources/api.js'
 import type { AnyResourceDefinition } from '../resources/define.js'
 import type { Sandbox as ApiSandbox } from '../sandbox/create-sandbox.js'
@@ -25,7 +26,7 @@ export function withShop<T extends { api?: ApiDefinition }>(
   options: T,
 ): T & { api: ApiDefinition } {
   if (typeof options !== 'object' || options === null)
-    throw new TypeError('Invalid sandbox options: options: must be an object')
+    throw new OptionsError('sandbox', 'options: must be an object')
   return { ...options, api: options.api ?? shopApi }
 }
 

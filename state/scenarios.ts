@@ -2,6 +2,7 @@ import { distance } from 'fastest-levenshtein'
 import { ApiError } from '../contract/api-error.js'
 import { isThenable } from '../contract/exchange.js'
 import { describeIssue, safeParseReporting } from '../contract/issues.js'
+import { OptionsError } from '../contract/option-spec.js'
 import { clip } from '../contract/params.js'
 import type { Document, Snapshot, TableSpec } from '../db/store.js'
 import { freezeDocument, Store } from '../db/store.js'
@@ -335,7 +336,7 @@ function dataOf(
     try {
       resolved = resolveSeedOptions(catalog, options)
     } catch (error) {
-      throw refuse('data', (error as Error).message.replace(/^Invalid sandbox options: /, ''))
+      throw refuse('data', error instanceof OptionsError ? error.detail : (error as Error).message)
     }
     // Weighed now, and again when made (the heap's room may have shrunk by then: 429).
     const heavy = seedWeightProblem(catalog, resolved)
