@@ -10,3 +10,31 @@ export type ProgressReporter = (
 
 /** How many records pass between two reports. */
 export const PROGRESS_STEP = 5000
+
+/** Records of long data work done between two yields of the event loop (a slice: ~5-20 ms). */
+export const SLICE = 1000
+
+/**
+ * Runs work that yields after each slice ({@link SLICE}), giving the event loop back between
+ * slices (`setImmediate`; `setTimeout` in a browser): other requests and other sandboxes are
+ * answered meanwhile. Its result, or what it threw.
+ */
+export async function inSlices<T>(work: Generator<void, T>): Promise<T> {
+  for (let step = work.next(); ; step = work.next()) {
+    if (step.done) return step.value
+    await givenBack()
+  }
+}
+
+/** Resolves once the event loop has run what was waiting (`setImmediate`; `setTimeout` in a browser). */
+export function givenBack(): Promise<void> {
+  return new Promise((resolve) => (globalThis.setImmediate ?? setTimeout)(resolve))
+}
+
+/** Runs work that yields after each slice to its end at once (where nothing else may run meanwhile). */
+export function whole<T>(work: Generator<void, T>): T {
+  for (;;) {
+    const step = work.next()
+    if (step.done) return step.value
+  }
+}

@@ -4,7 +4,7 @@ import { describeIssue, safeParseReporting } from '../contract/issues.js'
 import { clip } from '../contract/params.js'
 import { schemaRegistry } from '../contract/registry.js'
 import type { ProgressReporter } from '../db/progress.js'
-import { PROGRESS_STEP } from '../db/progress.js'
+import { inSlices, PROGRESS_STEP, SLICE, whole } from '../db/progress.js'
 import type { Document, Snapshot } from '../db/store.js'
 import type { UniqueKey } from '../db/table.js'
 import type { Catalog } from './catalog.js'
@@ -60,17 +60,10 @@ export async function checkSnapshotSliced(
   catalog: Catalog,
   input: unknown,
 ): Promise<SnapshotCheck> {
-  const checking = checkingDocument(catalog, input)
-  for (let step = checking.next(); ; step = checking.next()) {
-    if (step.done) return withSequences(catalog, step.value, input)
-    await new Promise((resolve) => (globalThis.setImmediate ?? setTimeout)(resolve))
-  }
+  return withSequences(catalog, await inSlices(checkingDocument(catalog, input)), input)
 }
 
 type SnapshotCheck = { ok: true; document: Document | Snapshot } | { ok: false; problem: string }
-
-/** Records checked between two yields of {@link checkingDocument}. */
-const SLICE = 1000
 
 /** A checked document with the snapshot's id sequences, when it has them (checked too). */
 function withSequences(catalog: Catalog, check: DocumentCheck, input: unknown): SnapshotCheck {
@@ -98,11 +91,7 @@ export function checkDocument(
   input: unknown,
   onProgress?: ProgressReporter,
 ): DocumentCheck {
-  const checking = checkingDocument(catalog, input, onProgress)
-  for (;;) {
-    const step = checking.next()
-    if (step.done) return step.value
-  }
+  return whole(checkingDocument(catalog, input, onProgress))
 }
 
 /** {@link checkDocument}, yielding after every {@link SLICE} records it checked. */
@@ -149,13 +138,13 @@ function* checkingDocument(
     document[name] = records
   }
   for (const { name, table } of catalog.resources) {
-    const problem = uniqueness(name, document[name]!, {
+    const problem = yield* uniqueness(name, document[name]!, {
       id: (record) => String(record.id),
       ...table.unique,
     })
     if (problem) return { ok: false, problem }
   }
-  const problem = linkProblem(catalog, document)
+  const problem = yield* linkProblems(catalog, document)
   return problem
     ? { ok: false, problem: `${problem.name}[${problem.index}].${problem.problem}` }
     : { ok: true, document }
@@ -193,14 +182,16 @@ function listed(names: readonly string[]): string {
   return names.length < 2 ? names.join('') : `${names.slice(0, -1).join(', ')} and ${names.at(-1)}`
 }
 
-function uniqueness(
+/** The first record whose id or unique key another holds, yielding every {@link SLICE} records. */
+function* uniqueness(
   collection: string,
   records: readonly Row[],
   keys: Readonly<Record<string, (record: Row) => UniqueKey | undefined>>,
-): string | undefined {
+): Generator<void, string | undefined> {
   for (const [field, key] of Object.entries(keys)) {
     const seen = new Map<UniqueKey, number>()
     for (const [index, record] of records.entries()) {
+      if (index % SLICE === SLICE - 1) yield
       const value = key(record)
       if (value === undefined) continue
       const first = seen.get(value)
@@ -223,7 +214,18 @@ export function linkProblem(
   catalog: Catalog,
   document: Readonly<Record<string, readonly Row[]>>,
   limit = Number.POSITIVE_INFINITY,
-): { name: string; index: number; problem: string } | undefined {
+): LinkProblem | undefined {
+  return whole(linkProblems(catalog, document, limit))
+}
+
+type LinkProblem = { name: string; index: number; problem: string }
+
+/** {@link linkProblem}, yielding every {@link SLICE} records. */
+function* linkProblems(
+  catalog: Catalog,
+  document: Readonly<Record<string, readonly Row[]>>,
+  limit = Number.POSITIVE_INFINITY,
+): Generator<void, LinkProblem | undefined> {
   const ids = new Map<string, Set<number>>()
   const idsOf = (name: string) => {
     let set = ids.get(name)
@@ -235,6 +237,7 @@ export function linkProblem(
     if (links.length === 0 && !rules?.check) continue
     const records = document[name]!
     for (let index = 0; index < Math.min(records.length, limit); index++) {
+      if (index % SLICE === SLICE - 1) yield
       const record = records[index]!
       for (const [position, link] of links.entries()) {
         const target = catalog.get(nameOf(link.resource))
