@@ -2,6 +2,7 @@ import { closeSync, fchmodSync, fsyncSync, openSync, renameSync, rmSync, writeSy
 import { open, rename, rm, stat, writeFile } from 'node:fs/promises'
 import { readRegularFile } from '../regular-file.js'
 import { basename, dirname, join } from 'node:path'
+import { inSlices, SLICE, whole } from '../../db/progress.js'
 import type { Snapshot } from '../../db/store.js'
 import type { Row } from '../../db/table.js'
 import type { Catalog } from '../../resources/catalog.js'
@@ -48,17 +49,36 @@ export class FoldedFile {
     this.target = target
   }
 
-  /** The data as the file holds it: resources in the API's order, fields in the schema's. */
-  serialize(snapshot: Snapshot): string {
-    const document: Record<string, unknown> = {}
-    for (const resource of this.catalog.resources) {
-      const fields = resource.fields
-      document[resource.name] = (snapshot[resource.name] ?? []).map((record) =>
-        ordered(record, fields),
-      )
+  /**
+   * The data as the file holds it: resources in the API's order, fields in the schema's; the
+   * text `JSON.stringify` gives the whole document (pretty: indented by two), made record by
+   * record and yielding after every {@link SLICE} records, so that writing a big file does not
+   * hold the event loop (100,000 users pretty-printed: ~300 ms in one piece).
+   */
+  *serializing(snapshot: Snapshot): Generator<void, string> {
+    const indent = this.pretty ? 2 : undefined
+    // Where a value two levels down (a record) or one (the id sequences) begins, and its lines.
+    const at = (depth: number) => (this.pretty ? `\n${'  '.repeat(depth)}` : '')
+    const nested = (text: string, depth: number) =>
+      this.pretty ? text.replaceAll('\n', at(depth)) : text
+    const colon = this.pretty ? ': ' : ':'
+    const members: string[] = []
+    for (const { name, fields } of this.catalog.resources) {
+      const records = snapshot[name] ?? []
+      const parts = [`${at(1)}${JSON.stringify(name)}${colon}[`]
+      for (const [index, record] of records.entries()) {
+        const text = JSON.stringify(ordered(record, fields), null, indent)
+        parts.push(`${index === 0 ? '' : ','}${at(2)}${nested(text, 2)}`)
+        if (index % SLICE === SLICE - 1) yield
+      }
+      parts.push(records.length === 0 ? ']' : `${at(1)}]`)
+      members.push(parts.join(''))
     }
-    document.nextIds = snapshot.nextIds
-    return `${JSON.stringify(document, null, this.pretty ? 2 : undefined)}\n`
+    if (snapshot.nextIds !== undefined)
+      members.push(
+        `${at(1)}"nextIds"${colon}${nested(JSON.stringify(snapshot.nextIds, null, indent), 1)}`,
+      )
+    return `{${members.join(',')}${members.length === 0 ? '' : at(0)}}\n`
   }
 
   /**
@@ -67,7 +87,7 @@ export class FoldedFile {
    */
   async write(snapshot: Snapshot): Promise<void> {
     const started = performance.now()
-    const text = this.serialize(snapshot)
+    const text = await inSlices(this.serializing(snapshot))
     const temp = tempPathBeside(this.target)
     // The file's mode and owner as they are now (someone may have changed them meanwhile).
     const current = await stat(this.target).catch(() => null)
@@ -113,7 +133,7 @@ export class FoldedFile {
     try {
       const fd = openSync(temp, 'wx', this.mode)
       try {
-        writeSync(fd, this.serialize(snapshot))
+        writeSync(fd, whole(this.serializing(snapshot)))
         fchmodSync(fd, this.mode)
         fsyncSync(fd)
       } finally {
