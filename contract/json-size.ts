@@ -49,32 +49,41 @@ const NUMBER = 16
  * checked with it, so an answer that could not be sent is refused when it is made.
  */
 export function notJson(value: unknown): string | null {
-  const stack: Array<[unknown, string]> = [[value, '']]
+  // Each value with where it was found (its parent's entry and its key), the path written out
+  // only for the value that is not JSON: a wide object costs no string per key.
+  type Entry = { value: unknown; parent: Entry | null; key: string | number }
+  const stack: Entry[] = [{ value, parent: null, key: '' }]
   const open = new Set<object>()
-  const at = (path: string) => (path === '' ? '' : ` at ${path}`)
+  const at = (entry: Entry) => {
+    let path = ''
+    for (let step: Entry | null = entry; step?.parent; step = step.parent)
+      path = `${typeof step.key === 'number' ? `[${step.key}]` : `.${step.key}`}${path}`
+    return path === '' ? '' : ` at ${path}`
+  }
   while (stack.length > 0) {
-    const [current, path] = stack.pop()!
+    const entry = stack.pop()!
+    const current = entry.value
     if (current === null || typeof current === 'string' || typeof current === 'boolean') continue
     if (typeof current === 'number') {
-      if (!Number.isFinite(current)) return `${current}${at(path)} is not a JSON number`
+      if (!Number.isFinite(current)) return `${current}${at(entry)} is not a JSON number`
       continue
     }
-    if (current === undefined) return `undefined${at(path)} is not JSON`
-    if (typeof current !== 'object') return `a ${typeof current}${at(path)} is not JSON`
-    if (open.has(current)) return `a cycle${at(path)} is not JSON`
+    if (current === undefined) return `undefined${at(entry)} is not JSON`
+    if (typeof current !== 'object') return `a ${typeof current}${at(entry)} is not JSON`
+    if (open.has(current)) return `a cycle${at(entry)} is not JSON`
     open.add(current)
     if (Array.isArray(current)) {
       // An undefined item would be sent as null, which is not what was given.
-      current.forEach((item, index) => stack.push([item, `${path}[${index}]`]))
+      current.forEach((item, index) => stack.push({ value: item, parent: entry, key: index }))
       continue
     }
     const prototype = Object.getPrototypeOf(current)
     if (prototype !== Object.prototype && prototype !== null)
-      return `a ${prototype?.constructor?.name ?? 'class instance'}${at(path)} is not JSON`
+      return `a ${prototype?.constructor?.name ?? 'class instance'}${at(entry)} is not JSON`
     for (const key of Object.keys(current)) {
       const item = (current as Record<string, unknown>)[key]
       // An undefined property is left out by JSON, as the answer would leave it out.
-      if (item !== undefined) stack.push([item, `${path}.${key}`])
+      if (item !== undefined) stack.push({ value: item, parent: entry, key })
     }
   }
   return null

@@ -1,6 +1,7 @@
 import { statusHeaders } from '../../contract/api-error.js'
 import { codeForStatus, codes } from '../../contract/codes.js'
 import { JSON_CONTENT_TYPE } from '../../contract/envelope.js'
+import { jsonText } from '../../contract/json-text.js'
 import type { ApiResponse } from '../../contract/exchange.js'
 import { pastAscii } from '../../contract/exchange.js'
 import {
@@ -56,7 +57,7 @@ export function overrideAnswer(
       status,
       code: null,
       headers: { 'content-type': JSON_CONTENT_TYPE, ...headers },
-      body: noBody ? null : JSON.stringify(response.body),
+      body: noBody ? null : (jsonText(response.body) ?? 'null'),
       ...marks,
     }
   }

@@ -109,6 +109,9 @@ const traffic = (benign: boolean): Array<() => Promise<unknown>> => {
         response: { status: 200 },
       }),
     }),
+    // Overrides of wide answers (or long strings), listed and answering.
+    send('/__sandbox/overrides', { headers: { ...json, 'x-sandbox-id': `answers-${word}` } }),
+    send('/wide', { headers: { ...json, 'x-sandbox-id': `answers-${word}` } }),
     // Journal reads, as the console polls them.
     send('/__sandbox/requests?pageSize=100'),
     send('/__sandbox/requests?pageSize=100&path=/users/{user_id}&order=desc'),
@@ -170,6 +173,24 @@ describe('the event loop is never held', () => {
         }),
       })
 
+    // Overrides answering 50,000 keys each (or as many characters in one string), listed and
+    // answered again and again: written once (each listing took ~70 ms an override).
+    for (const word of ['token', 'tokex'])
+      for (let index = 0; index < 8; index++)
+        await fetch(`${server.url}/__sandbox/overrides`, {
+          method: 'POST',
+          headers: { ...json, 'x-sandbox-id': `answers-${word}` },
+          body: JSON.stringify({
+            path: '/wide',
+            response: {
+              status: 200,
+              body:
+                word === 'token'
+                  ? Object.fromEntries(Array.from({ length: 50_000 }, (_, n) => [`k${n}`, n]))
+                  : { note: 'k0":0,'.repeat(50_000) },
+            },
+          }),
+        })
     const benign = await pingsDuring(true, 3000)
     const hostile = await pingsDuring(false, 3000)
     const [worstBenign, worstHostile] = [benign.at(-1)!, hostile.at(-1)!]

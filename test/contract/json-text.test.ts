@@ -29,6 +29,20 @@ describe('jsonText: the bytes JSON.stringify gives, reusing the text of frozen r
     )
   })
 
+  it('equals JSON.stringify for wide objects too (past 64 keys the engine writes them whole)', () => {
+    const wide = fc.dictionary(fc.string({ maxLength: 6 }), values, { minKeys: 60, maxKeys: 90 })
+    fc.assert(
+      fc.property(wide, fc.boolean(), (value, frozen) => {
+        const given = frozen ? deepFreeze(value) : value
+        expect(jsonText(given)).toBe(JSON.stringify(given))
+        expect(jsonText({ list: [given], total: 1 })).toBe(
+          JSON.stringify({ list: [given], total: 1 }),
+        )
+      }),
+      { numRuns: 200 },
+    )
+  })
+
   it('stays right past the cache budget (the older half is let go, nothing goes stale)', () => {
     const big = 'x'.repeat(64 * 1024)
     const records = Array.from(
