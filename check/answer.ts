@@ -1,4 +1,4 @@
-import { jsonDepthExceeds, MAX_JSON_DEPTH, openersExceed } from '../http/body.js'
+import { jsonShapeExceeds, MAX_JSON_DEPTH } from '../http/body.js'
 import { defaultLimits } from '../state/limits.js'
 
 /**
@@ -15,8 +15,12 @@ import type { Reply } from './report.js'
 
 /** Bytes of a target's answer read (decoded); the rest is not read (a gzip bomb, an endless body). */
 export const ANSWER_LIMIT = defaultLimits.maxDocumentBytes
-/** Objects and arrays of a target's answer parsed at most: a page of 100 records holds a few thousand. */
-const ANSWER_VALUES = 100_000
+/**
+ * Keys and list items of a target's answer parsed at most (its commas outside strings): a page
+ * of 100 records holds a few thousand. Past it, one record of 500,000 keys took the check a
+ * minute and a gigabyte.
+ */
+const ANSWER_ENTRIES = 100_000
 
 /** A target's answer, read within `limit` bytes and parsed when its shape allows (see below). */
 export async function read(response: Response, limit = Number.POSITIVE_INFINITY): Promise<Reply> {
@@ -42,14 +46,16 @@ export async function read(response: Response, limit = Number.POSITIVE_INFINITY)
     }
     text += decoder.decode()
   }
-  // Nested past what the contract takes in a request (C3), or more objects and arrays than any
+  // Nested past what the contract takes in a request (C3), or more keys and items than any
   // page of records holds: not parsed (the parse, and every walk of the value after it, would
   // cost the check far more than it cost the target to send).
-  const shape = openersExceed(text, ANSWER_VALUES)
-    ? `more than ${ANSWER_VALUES} objects and arrays`
-    : jsonDepthExceeds(text, MAX_JSON_DEPTH)
-      ? `nested deeper than ${MAX_JSON_DEPTH} levels`
-      : null
+  const exceeds = jsonShapeExceeds(text, MAX_JSON_DEPTH, ANSWER_ENTRIES)
+  const shape =
+    exceeds === 'commas'
+      ? `more than ${ANSWER_ENTRIES} keys and list items`
+      : exceeds === 'depth'
+        ? `nested deeper than ${MAX_JSON_DEPTH} levels`
+        : null
   if (shape !== null)
     return {
       status: response.status,

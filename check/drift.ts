@@ -2,6 +2,7 @@ import type * as z from 'zod'
 import type { Catalog, Resource } from '../resources/catalog.js'
 import type { Row } from '../resources/define.js'
 import { sortKey } from '../resources/list.js'
+import { clip } from '../contract/params.js'
 import { isAdmin } from '../http/auth.js'
 import { apiRoutes } from '../http/routes.js'
 import type { Sandbox } from '../sandbox/create-sandbox.js'
@@ -32,6 +33,7 @@ import {
   envelopeDrift,
   listDrift,
   listOf,
+  names,
   payloadField,
   recordDrift,
   statusDrift,
@@ -279,7 +281,7 @@ export async function checkDrift(
       )
       if (wrong)
         drift.push(
-          `record ${wrong.id} has fields ${Object.keys(wrong).join(',')}, expected id,${other}`,
+          `record ${clip(String(wrong.id))} has fields ${names(Object.keys(wrong))}, expected id, ${other}`,
         )
       report(`GET ${path}?fields=id,${other} (fields)`, drift)
     }

@@ -133,7 +133,7 @@ export function recordDrift(resource: Resource, record: unknown): string[] {
 }
 
 /** Field names for a message: the first few, clipped, and how many more. */
-function names(list: readonly string[]): string {
+export function names(list: readonly string[]): string {
   const shown = list.slice(0, 10).map((name) => (name.length > 60 ? `${name.slice(0, 60)}…` : name))
   return `${shown.join(', ')}${list.length > 10 ? ` and ${list.length - 10} more` : ''}`
 }
