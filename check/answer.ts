@@ -52,7 +52,7 @@ export async function read(response: Response, limit = Number.POSITIVE_INFINITY)
   const exceeds = jsonShapeExceeds(text, MAX_JSON_DEPTH, ANSWER_ENTRIES)
   const shape =
     exceeds === 'commas'
-      ? `more than ${ANSWER_ENTRIES} keys and list items`
+      ? `with more than ${ANSWER_ENTRIES} keys and list items`
       : exceeds === 'depth'
         ? `nested deeper than ${MAX_JSON_DEPTH} levels`
         : null
@@ -61,7 +61,7 @@ export async function read(response: Response, limit = Number.POSITIVE_INFINITY)
       status: response.status,
       headers: response.headers,
       body: null,
-      text: `(JSON with ${shape}: not read)`,
+      text: `(JSON ${shape}: not read)`,
     }
   let body: unknown = null
   try {
