@@ -1,6 +1,7 @@
 import type { HttpHandler } from 'msw'
 import type { ApiResponse } from '../contract/exchange.js'
 import { addCorsHeaders } from '../http/cors-headers.js'
+import { requestIdFor } from '../http/pipeline.js'
 import { fromFetchRequest } from '../contract/exchange.js'
 import { ApiError } from '../contract/api-error.js'
 import { failure } from '../contract/envelope.js'
@@ -88,6 +89,8 @@ export function createHandlers(
         const headers: Record<string, string> = {}
         if (options && request.headers.has('access-control-request-method')) {
           addCorsHeaders(headers, origin, true, true)
+          // Every answer carries one (B6), a preflight too, as the Node server's does.
+          headers['x-request-id'] = requestIdFor(request.headers.get('x-request-id'))
           return respond(null, { status: 204, headers })
         }
         const answer = await handle(fromFetchRequest(request))

@@ -100,6 +100,17 @@ describe("msw for Node: msw's HTTP handlers without msw's main entry (sandbox/ms
         204,
         'https://app.test',
       ])
+      // A preflight carries a request id too (B6): the one sent, echoed.
+      const traced = await fetch('https://api.kit.test/users/2', {
+        method: 'OPTIONS',
+        headers: {
+          origin: 'https://app.test',
+          'access-control-request-method': 'PATCH',
+          'x-request-id': 'rid-123',
+        },
+      })
+      expect([traced.status, traced.headers.get('x-request-id')]).toEqual([204, 'rid-123'])
+      expect(preflight.headers.get('x-request-id')).toMatch(/^[0-9a-f-]{36}$/)
       // A dropped connection (an override's `drop`) is a network error to fetch.
       sandbox.override({ method: 'GET', path: '/products', times: 1, response: { drop: true } })
       await expect(
