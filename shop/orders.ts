@@ -169,22 +169,30 @@ function resolveItems(data: DataService, items: readonly OrderItemInput[]): Orde
  * its own schema, a data file and `PUT /__sandbox/db` refuse.
  */
 function moveStock(data: DataService, delta: ReadonlyMap<number, number>): void {
+  assertStock(data, delta)
   const products = data.table<Product>('products')
   const updates: Product[] = []
   for (const [productId, change] of delta) {
     if (change === 0) continue
     const product = products.get(productId)
     if (!product) continue
-    if (product.stock + change < 0) {
-      throw ApiError.from(
-        shopCodes.insufficientStock,
-        `insufficient stock for product ${productId} (${product.name}): ${-change} requested, ${product.stock} in stock`,
-      )
-    }
     const stock = Math.min(product.stock + change, Number.MAX_SAFE_INTEGER)
     if (stock !== product.stock) updates.push({ ...product, stock, updatedAt: data.now() })
   }
   for (const product of updates) products.replace(product)
+}
+
+/** 409 / 40901 when a product has less stock than `delta` takes from it. */
+function assertStock(data: DataService, delta: ReadonlyMap<number, number>): void {
+  const products = data.table<Product>('products')
+  for (const [productId, change] of delta) {
+    const product = change < 0 ? products.get(productId) : undefined
+    if (product && product.stock + change < 0)
+      throw ApiError.from(
+        shopCodes.insufficientStock,
+        `insufficient stock for product ${productId} (${product.name}): ${-change} requested, ${product.stock} in stock`,
+      )
+  }
 }
 
 /** Adds `sign × quantity` of every item to `delta`. */
@@ -250,7 +258,13 @@ function changeOrder(order: Order, changes: Record<string, unknown>, data: DataS
   if (!itemsChange && status === order.status) return order
   const delta = new Map<number, number>()
   tally(delta, order.items, 1)
-  if (status !== 'cancelled') tally(delta, items, -1)
+  tally(delta, items, -1)
+  if (status === 'cancelled') {
+    // Items changed on the way to cancelled change while the order is pending, first: the stock
+    // they take is checked (409 / 40901, as for paid), then all of it is given back.
+    if (itemsChange) assertStock(data, delta)
+    tally(delta, items, 1)
+  }
   moveStock(data, delta)
   return { ...order, status, items, total: orderTotal(items) }
 }

@@ -213,6 +213,27 @@ describe('order status and items', () => {
     expect(reply.body.code).toBe(40901)
   })
 
+  it('items sent with a cancel change first, while pending: their stock is checked, then all given back', async () => {
+    const { order, productId } = await pendingOrder(2)
+    const scarce = await makeProduct(1, 5)
+    const short = await patch(order.id, {
+      status: 'cancelled',
+      items: [{ productId: scarce, quantity: 100 }],
+    })
+    expect([short.status, short.body.code]).toEqual([409, 40901])
+    expect([stockOf(productId), stockOf(scarce)]).toEqual([8, 5])
+    const enough = await patch(order.id, {
+      status: 'cancelled',
+      items: [{ productId: scarce, quantity: 3 }],
+    })
+    expect(enough.status).toBe(200)
+    expect(enough.body.data).toMatchObject({
+      status: 'cancelled',
+      items: [{ productId: scarce, quantity: 3 }],
+    })
+    expect([stockOf(productId), stockOf(scarce)]).toEqual([10, 5])
+  })
+
   it('DELETE gives stock back for a pending order, not for a shipped one', async () => {
     const pending = await pendingOrder(3)
     expect((await call('DELETE', `/orders/${pending.order.id}`)).status).toBe(204)
