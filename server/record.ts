@@ -321,7 +321,9 @@ function overrideOf(
     kept++
     headerBytes += bytes
   }
-  const matched: Record<string, string> = {}
+  // No prototype: a parameter named `__proto__` is a condition like any (one an override may not
+  // have: the exchange is not recorded), not dropped, which would match more than was asked.
+  const matched: Record<string, string> = Object.create(null) as Record<string, string>
   for (const [name, value] of query) if (!isSecretParam(name)) matched[name] = value
   const response: Record<string, unknown> = { status: answer.status }
   if (Object.keys(headers).length > 0) response.headers = headers
