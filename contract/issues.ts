@@ -1,4 +1,5 @@
 import type * as z from 'zod'
+import { MAX_PROBLEMS, problemList } from './api-error.js'
 
 const typeNames: Record<string, string> = {
   int: 'an integer',
@@ -44,7 +45,14 @@ export function describeIssue(issue: z.core.$ZodIssue, root = 'body'): string {
     const chosen = closestBranch(issue)
     if (chosen) return describeIssue({ ...chosen, path: [...issue.path, ...chosen.path] }, root)
   }
-  if (issue.code === 'unrecognized_keys') return describeIssues(issue, root).join('; ')
+  if (issue.code === 'unrecognized_keys') {
+    // At most MAX_PROBLEMS of them written out (300,000 unknown keys were an 11.9 MB message).
+    const shown = issue.keys.slice(0, MAX_PROBLEMS)
+    return problemList(
+      describeIssues({ ...issue, keys: shown }, root),
+      issue.keys.length - shown.length,
+    )
+  }
   const path = issue.path.length === 0 ? root : formatPath(issue.path)
   return `${path}: ${describeReason(issue)}`
 }

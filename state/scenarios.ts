@@ -1,5 +1,5 @@
 import { distance } from 'fastest-levenshtein'
-import { ApiError } from '../contract/api-error.js'
+import { ApiError, problemList } from '../contract/api-error.js'
 import { isThenable } from '../contract/exchange.js'
 import { describeIssue, safeParseReporting } from '../contract/issues.js'
 import { OptionsError } from '../contract/option-spec.js'
@@ -263,7 +263,7 @@ function scenarioOf(definition: unknown, index: number, sources: ScenarioSources
     const parsed = safeParseReporting(runtimeConfigPatchSchema().strict(), given.settings)
     if (!parsed.success)
       throw new TypeError(
-        `Invalid scenario ${label}: ${parsed.error.issues.map((issue) => describeIssue({ ...issue, path: ['settings', ...issue.path] }, 'settings')).join('; ')}`,
+        `Invalid scenario ${label}: ${problemList(parsed.error.issues.map((issue) => describeIssue({ ...issue, path: ['settings', ...issue.path] }, 'settings')))}`,
       )
     settings = parsed.data as Partial<RuntimeConfig>
   }

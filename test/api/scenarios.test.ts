@@ -300,6 +300,15 @@ describe('scenarios in code', () => {
         { name: 'v', description: 'd', data: { users: [{ id: 1 }], products: [], orders: [] } },
         /Invalid scenario 'v': data: users\[0\]/,
       ],
+      [
+        {
+          name: 'wide',
+          description: 'd',
+          settings: Object.fromEntries(Array.from({ length: 3000 }, (_, n) => [`k${n}`, n])),
+        },
+        // Fifty named, the rest counted (3,000 were one 60 kB line).
+        /^Invalid scenario 'wide': settings\.k0: is not a known field; (?:settings\.k\d+: is not a known field; ){49}and 2950 more$/,
+      ],
       [{ name: 'Bad Name', description: 'd' }, /Invalid scenario 'Bad Name': name: must be/],
       [{ name: 'u' }, /Invalid scenario 'u': description:/],
       [
