@@ -1,4 +1,4 @@
-import { jsonShapeExceeds, MAX_JSON_DEPTH } from '../http/body.js'
+import { jsonShapeExceeds, MAX_JSON_DEPTH, openersExceed } from '../http/body.js'
 import { defaultLimits } from '../state/limits.js'
 
 /**
@@ -16,8 +16,8 @@ import type { Reply } from './report.js'
 /** Bytes of a target's answer read (decoded); the rest is not read (a gzip bomb, an endless body). */
 export const ANSWER_LIMIT = defaultLimits.maxDocumentBytes
 /**
- * Keys and list items of a target's answer parsed at most (its commas outside strings): a page
- * of 100 records holds a few thousand. Past it, one record of 500,000 keys took the check a
+ * Objects and arrays, and keys and list items (its commas outside strings), of a target's
+ * answer parsed at most: a page of 100 records holds a few thousand. Past it, one record of 500,000 keys took the check a
  * minute and a gigabyte.
  */
 const ANSWER_ENTRIES = 100_000
@@ -49,13 +49,17 @@ export async function read(response: Response, limit = Number.POSITIVE_INFINITY)
   // Nested past what the contract takes in a request (C3), or more keys and items than any
   // page of records holds: not parsed (the parse, and every walk of the value after it, would
   // cost the check far more than it cost the target to send).
-  const exceeds = jsonShapeExceeds(text, MAX_JSON_DEPTH, ANSWER_ENTRIES)
+  const exceeds = openersExceed(text, ANSWER_ENTRIES)
+    ? 'values'
+    : jsonShapeExceeds(text, MAX_JSON_DEPTH, ANSWER_ENTRIES)
   const shape =
-    exceeds === 'commas'
-      ? `with more than ${ANSWER_ENTRIES} keys and list items`
-      : exceeds === 'depth'
-        ? `nested deeper than ${MAX_JSON_DEPTH} levels`
-        : null
+    exceeds === 'values'
+      ? `with more than ${ANSWER_ENTRIES} objects and arrays`
+      : exceeds === 'commas'
+        ? `with more than ${ANSWER_ENTRIES} keys and list items`
+        : exceeds === 'depth'
+          ? `nested deeper than ${MAX_JSON_DEPTH} levels`
+          : null
   if (shape !== null)
     return {
       status: response.status,

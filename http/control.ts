@@ -7,7 +7,6 @@ import type { Row } from '../resources/define.js'
 import { isAdmin } from './auth.js'
 import { checkSnapshotSliced, documentSchemas } from '../resources/document.js'
 import { inSlices, SLICE } from '../db/progress.js'
-import { deepFreeze } from '../db/table.js'
 import type { QuerySchema } from '../resources/query.js'
 import { integerQuery, pagingSchema, parseQuery } from '../resources/query.js'
 import { timestampSchema } from '../contract/fields.js'
@@ -423,14 +422,18 @@ function controlRoutes(catalog: Catalog): Route<ControlOperation>[] {
           },
           async run({ instance, readJson }) {
             const body = await readJson()
+            // Weighed first, the cheapest walk: one too large is refused before it is checked
+            // (350,000 `{}` in an answer were walked three times, ~0.8 s, before the 413).
+            bounded(() => instance.overrides.weigh(body))
             const input = validateBody(overrideInputSchema(), body, {
               strict: false,
               closed: true,
               readOnly: [],
             })
-            // Parsed here, so no one else holds it: frozen, its answer's text is made once, not
-            // at every answer and every listing (58,000 keys: ~50 ms each, C3).
-            return success(addOverride(instance, deepFreeze(input)), 201)
+            return success(
+              bounded(() => instance.overrides.add(frozenAnswers(input))),
+              201,
+            )
           },
         },
         DELETE: {
@@ -502,8 +505,31 @@ export function addOverride(
   instance: SandboxInstance,
   input: Parameters<SandboxInstance['overrides']['add']>[0],
 ) {
+  return bounded(() => instance.overrides.add(input))
+}
+
+/**
+ * An override parsed from a request, its answers frozen at the top (the answer, its body or data):
+ * jsonText takes a frozen object for a deep-frozen one and keeps its text, which holds, as no
+ * one else holds what was parsed here. An answer is then written once, not at every answer and
+ * every listing (58,000 keys: ~50 ms each, C3).
+ */
+function frozenAnswers<T extends { response?: object; responses?: readonly object[] }>(
+  input: T,
+): T {
+  for (const answer of [input.response, ...(input.responses ?? [])]) {
+    if (!answer) continue
+    for (const value of [(answer as { body?: unknown }).body, (answer as { data?: unknown }).data])
+      if (typeof value === 'object' && value !== null) Object.freeze(value)
+    Object.freeze(answer)
+  }
+  return input
+}
+
+/** `run`'s result; an override past its sandbox's bounds 413 (alone) or 429 (full). */
+function bounded<T>(run: () => T): T {
   try {
-    return instance.overrides.add(input)
+    return run()
   } catch (error) {
     if (!(error instanceof OverrideBoundError)) throw error
     throw error.kind === 'too-large'

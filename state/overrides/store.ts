@@ -36,10 +36,10 @@ export class Overrides {
   constructor(readonly limits: OverrideLimits) {}
 
   /**
-   * Stores an already validated override; past the sandbox's bounds, an
-   * {@link OverrideBoundError}. Its memory is estimated from its shape, not its JSON's length.
+   * What an override (validated or not: a body as sent, weighed before it is checked) costs
+   * against the sandbox's bytes; an {@link OverrideBoundError} (`too-large`) past them alone.
    */
-  add(input: ParsedOverride): Override {
+  weigh(input: unknown): number {
     const bytes = overrideFootprint(input)
     if (bytes > this.limits.bytes) {
       throw new OverrideBoundError(
@@ -47,6 +47,15 @@ export class Overrides {
         'too-large',
       )
     }
+    return bytes
+  }
+
+  /**
+   * Stores an already validated override; past the sandbox's bounds, an
+   * {@link OverrideBoundError}. Its memory is estimated from its shape, not its JSON's length.
+   */
+  add(input: ParsedOverride): Override {
+    const bytes = this.weigh(input)
     if (this.#list.length >= this.limits.count) {
       throw new OverrideBoundError(
         `this sandbox already has ${this.#list.length} overrides, the most it keeps (${limitFlag('maxOverrides')}); remove some (DELETE /__sandbox/overrides)`,

@@ -204,6 +204,35 @@ describe('the event loop is never held', () => {
   }, 60_000)
 })
 
+describe('an override of 350,000 `{}` costs about what parsing them costs anywhere', () => {
+  it('weighed first (413 when too large), checked as JSON without a set of every object', async () => {
+    const many = `[${'{},'.repeat(349_000)}{}]`
+    const median = async (path: string, method: string, body: string) => {
+      const times: number[] = []
+      for (let turn = 0; turn < 3; turn++) {
+        const started = performance.now()
+        const response = await fetch(`${server.url}${path}`, { method, headers: json, body })
+        times.push(performance.now() - started)
+        expect(response.status).toBeLessThan(500)
+      }
+      return times.sort((a, b) => a - b)[1]!
+    }
+    // The same values where they are only parsed and refused (an unknown setting).
+    const parsed = await median('/__sandbox/config', 'PATCH', `{"x":${many}}`)
+    const override = await median(
+      '/__sandbox/overrides',
+      'POST',
+      `{"path":"/x","response":{"status":200,"data":${many}}}`,
+    )
+    // Before: checked as JSON with a set of every object seen, and weighed, each walk making
+    // garbage per value (~0.8 s) before its 413.
+    expect(
+      override,
+      `${override.toFixed(0)} ms, against ${parsed.toFixed(0)} ms parsed`,
+    ).toBeLessThanOrEqual(3 * parsed + 50)
+  }, 60_000)
+})
+
 describe('a big PUT /__sandbox/db gives the loop back while its records are read, checked and indexed', () => {
   it('the loop turns between slices of a 16,000-record document, none holding it long, and the data are replaced whole', async () => {
     const { createSandbox } = await import('../../index.js')
