@@ -326,7 +326,7 @@ export const optionTable = {
   inFlightBodyBytes: option({
     schema: () => z.int().min(1024),
     scope: 'server',
-    help: "Bytes of request bodies (and of the proxy target's answers) held in memory at once; past it a body is refused 429 / 42900",
+    help: "Bytes of request bodies, of the proxy target's answers and of answers over 64KB not yet sent, held in memory at once; past it a body or such an answer is refused 429 / 42900",
     defaultText: 'an eighth of the heap limit, at most 128MB',
   }),
   timeouts: option({

@@ -151,8 +151,9 @@ class NodeRequest implements ApiRequest {
 export class BodyBudget {
   #held = 0
   constructor(readonly bytes: number) {}
-  take(size: number): boolean {
-    if (this.#held + size > this.bytes) return false
+  /** Takes `size` bytes if they fit; `first`: also if nothing else is held (one answer larger than all). */
+  take(size: number, first = false): boolean {
+    if (this.#held + size > this.bytes && !(first && this.#held === 0)) return false
     this.#held += size
     return true
   }

@@ -149,7 +149,8 @@ export async function createApiSandboxServer(
     ...sandboxOptions,
     ...(basePath === undefined || basePath === '' ? {} : { baseUrl: basePath }),
   }) as unknown as Sandbox
-  // Bytes of bodies held in memory at once (C3): request bodies, and the proxy target's answers.
+  // Bytes of bodies held in memory at once (C3): request bodies, the proxy target's answers, and
+  // large answers not yet sent (server/front/pipeline.ts).
   const bodies = new BodyBudget(
     inFlightBodyBytes ?? Math.min(128 * 1024 * 1024, Math.floor(heapShare() / 2)),
   )
