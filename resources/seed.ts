@@ -139,7 +139,7 @@ const WEIGHED_FROM = 10_000
  * records): the rest is for generating it (faker's strings, the checks) and for what the
  * sandbox holds beside it (named sandboxes, journal, writes: a quarter of the heap each, at most).
  */
-const SEED_SHARE = 0.6
+export const SEED_SHARE = 0.6
 
 /** Records of each resource a sample weighs (see {@link recordBytes}). */
 const SAMPLE = 200
@@ -210,7 +210,7 @@ function sampleCounts(catalog: Catalog): Record<string, number> {
 }
 
 /** The bytes the JavaScript heap has free now, or undefined where it cannot be read. */
-function heapRoom(): number | undefined {
+export function heapRoom(): number | undefined {
   const v8 = globalThis.process?.getBuiltinModule?.('node:v8') as typeof V8 | undefined
   if (v8) {
     const { heap_size_limit: limit, used_heap_size: used } = v8.getHeapStatistics()

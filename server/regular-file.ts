@@ -1,4 +1,5 @@
-import { constants } from 'node:fs'
+import { constants, createWriteStream } from 'node:fs'
+import { pipeline } from 'node:stream/promises'
 import { open } from 'node:fs/promises'
 
 /** What {@link readRegularFile} throws for a path that is not a regular file (its `code`: `ENOTFILE`). */
@@ -16,11 +17,47 @@ export class NotAFile extends Error {
  * open handle, so a file swapped for a FIFO between a look and the read is caught too. Throws
  * {@link NotAFile} for anything else; other errors as `fs` throws them (`ENOENT`, `EACCES`…).
  */
-export async function readRegularFile(path: string): Promise<string> {
+export async function readRegularFile(
+  path: string,
+  maxBytes = Number.POSITIVE_INFINITY,
+): Promise<string> {
   const handle = await open(path, constants.O_RDONLY | (constants.O_NONBLOCK ?? 0))
   try {
-    if (!(await handle.stat()).isFile()) throw new NotAFile(path)
+    const { size, isFile } = await handle.stat().then((stats) => ({
+      size: stats.size,
+      isFile: stats.isFile(),
+    }))
+    if (!isFile) throw new NotAFile(path)
+    if (size > maxBytes) throw new TooLargeFile(path, size)
     return await handle.readFile('utf8')
+  } finally {
+    await handle.close()
+  }
+}
+
+/** What {@link readRegularFile} throws for a file larger than it was told to read (`EFBIG`). */
+export class TooLargeFile extends Error {
+  readonly code = 'EFBIG'
+  constructor(
+    readonly path: string,
+    readonly size: number,
+  ) {
+    super(`${path} is ${size} bytes, more than it may read`)
+  }
+}
+
+/**
+ * Copies a regular file to `to` (a new file), streamed: not held in memory whole (a data file
+ * edited to 255 MB), and, as {@link readRegularFile}, only from a regular file.
+ */
+export async function copyRegularFile(from: string, to: string): Promise<void> {
+  const handle = await open(from, constants.O_RDONLY | (constants.O_NONBLOCK ?? 0))
+  try {
+    if (!(await handle.stat()).isFile()) throw new NotAFile(from)
+    await pipeline(
+      handle.createReadStream({ autoClose: false }),
+      createWriteStream(to, { flags: 'wx' }),
+    )
   } finally {
     await handle.close()
   }

@@ -1,6 +1,6 @@
 import { closeSync, fchmodSync, fsyncSync, openSync, renameSync, rmSync, writeSync } from 'node:fs'
-import { open, rename, rm, stat, writeFile } from 'node:fs/promises'
-import { readRegularFile } from '../regular-file.js'
+import { open, rename, rm, stat } from 'node:fs/promises'
+import { copyRegularFile } from '../regular-file.js'
 import { basename, dirname, join } from 'node:path'
 import { inSlices, SLICE, whole } from '../../db/progress.js'
 import type { Snapshot } from '../../db/store.js'
@@ -161,7 +161,7 @@ export class FoldedFile {
     )
     try {
       // Its text, from a regular file only (a FIFO put in its place would hold the copy for good).
-      await writeFile(copy, await readRegularFile(this.target), { flag: 'wx' })
+      await copyRegularFile(this.target, copy)
       this.print(`shop-sandbox: ${this.path} ${why}; ${verdict}; your edit is kept in ${copy}`)
       return copy
     } catch (error) {

@@ -1,11 +1,12 @@
 import type { Stats } from 'node:fs'
 import { readdir, rm, stat } from 'node:fs/promises'
-import { NotAFile, readRegularFile } from '../regular-file.js'
+import { NotAFile, readRegularFile, TooLargeFile } from '../regular-file.js'
 import { basename, dirname, join, resolve } from 'node:path'
 import type { ProgressReporter } from '../../db/progress.js'
 import type { Snapshot, Store, StoreChange } from '../../db/store.js'
 import type { Catalog } from '../../resources/catalog.js'
 import { checkSnapshot, unknownKey } from '../../resources/document.js'
+import { heapRoom, SEED_SHARE } from '../../resources/seed.js'
 import type { Persistence, PersistenceStatus } from '../../state/instance.js'
 import { realTarget } from './atomic.js'
 import { cannot, DataFileError, reasonOf } from './errors.js'
@@ -265,11 +266,13 @@ export class DataFile implements Persistence {
     const target = this.#file.target
     let text: string | undefined
     try {
-      text = await readRegularFile(target)
+      text = await readRegularFile(target, readableBytes())
       const { mode, uid, gid } = await stat(target)
       this.#file.mode = mode & 0o7777
       this.#file.owner = { uid, gid }
     } catch (error) {
+      if (error instanceof TooLargeFile)
+        throw new DataFileError(`data file ${this.path} ${tooLarge(error.size)}`)
       if ((error as NodeJS.ErrnoException).code !== 'ENOENT')
         throw new DataFileError(cannot('read', this.path, error))
     }
@@ -488,8 +491,16 @@ export class DataFile implements Persistence {
     file.known = now
     let text: string
     try {
-      text = await readRegularFile(file.target)
+      text = await readRegularFile(file.target, readableBytes())
     } catch (error) {
+      if (error instanceof TooLargeFile) {
+        await file.keepEdit(
+          `was edited on disk to a file that ${tooLarge(error.size)}`,
+          'ignored: the sandbox keeps its data and writes it to the file again',
+        )
+        this.#compactDue = true
+        return
+      }
       // Replaced by what is not a file (a FIFO, a device), or gone again: the sandbox's data
       // are written back in its place.
       this.#print(
@@ -524,6 +535,31 @@ export class DataFile implements Persistence {
     file.bytes = text.length
     this.#print(`shop-sandbox: ${this.path} was edited on disk: loaded`)
   }
+}
+
+/**
+ * Times its size a data file's text takes in memory once read, parsed, checked and indexed
+ * (its text, the parsed records, the checked copies the store keeps).
+ */
+const READ_FACTOR = 5
+
+/**
+ * The largest data file there is room to read now: ~{@link READ_FACTOR} times its size within
+ * the share of the heap's free room a generated data set may take. A 255 MB file put in place
+ * of the data file ran a 512 MB server out of memory; past this it is refused (at start) or
+ * ignored and kept aside (a hand edit), naming its size.
+ */
+function readableBytes(): number {
+  const room = heapRoom()
+  return room === undefined
+    ? Number.POSITIVE_INFINITY
+    : Math.floor((room * SEED_SHARE) / READ_FACTOR)
+}
+
+/** Why a file of `size` bytes is not read. */
+function tooLarge(size: number): string {
+  const megabytes = (value: number) => `${Math.ceil(value / 2 ** 20)} MB`
+  return `is ${megabytes(size)}, which would take ~${megabytes(size * READ_FACTOR)} of memory once read (estimated), more than three fifths of the ${megabytes(heapRoom() ?? 0)} the heap has free: give Node a larger heap (node --max-old-space-size=<MB>)`
 }
 
 /**

@@ -114,3 +114,24 @@ describe('a data set that would not fit in the heap is refused before it is gene
     }
   })
 })
+
+describe('a data file that would not fit in the heap is not read', () => {
+  it('serve --data <file of 60 MB> under a 256 MB heap: refused at start with its size, one line, exit 1', async () => {
+    const folder = mkdtempSync(join(tmpdir(), 'data-weight-'))
+    try {
+      const file = join(folder, 'data.json')
+      const pad = 'x'.repeat(1024)
+      const users = Array.from({ length: 60_000 }, (_, index) => ({ id: index + 1, name: pad }))
+      writeFileSync(file, JSON.stringify({ users, products: [], orders: [] }))
+      const { code, stderr } = await serveSmallHeap('--data', file)
+      expect(code).toBe(1)
+      expect(stderr.trim().split('\n')).toHaveLength(1)
+      expect(stderr).toMatch(
+        /^shop-sandbox: data file .*data\.json is 60 MB, which would take ~300 MB of memory once read \(estimated\), more than three fifths of the \d+ MB the heap has free: give Node a larger heap/,
+      )
+      expect(stderr).not.toMatch(/heap out of memory/)
+    } finally {
+      rmSync(folder, { recursive: true, force: true })
+    }
+  })
+})
