@@ -262,11 +262,10 @@ export class Table<T extends Row, U extends string = never, G extends string = n
     this.#assertUnique(record)
     this.#index(record)
     this.#rows.splice(position, 0, record)
-    for (const entry of this.#derived.values()) {
-      const value = entry.compute(record)
+    this.#derive(record, (entry, value) => {
       entry.values.splice(position, 0, value)
       this.#cacheBytes += valueBytes(value)
-    }
+    })
     this.#cacheBytes += this.#sortedCost(record)
     for (const index of this.#sorted.values()) index.add(record)
   }
@@ -326,6 +325,29 @@ export class Table<T extends Row, U extends string = never, G extends string = n
   }
 
   /**
+   * Each kept derivation's value for a record being written, handed to `place`. One that throws
+   * (a resource's own `keyword` function) is let go whole, to be made again when next asked (and
+   * throw there, a 500 for that query): never kept with a value missing, which left every later
+   * keyword search reading the wrong record's text.
+   */
+  #derive(
+    record: T,
+    place: (entry: { compute(record: T): string; values: string[] }, value: string) => void,
+  ): void {
+    for (const [name, entry] of this.#derived) {
+      let value: string
+      try {
+        value = entry.compute(record)
+      } catch {
+        for (const kept of entry.values) this.#cacheBytes -= valueBytes(kept)
+        this.#derived.delete(name)
+        continue
+      }
+      place(entry, value)
+    }
+  }
+
+  /**
    * The records sorted by (`key`, id) ascending: sorted once, then kept in step with every
    * write, so a sorted page never sorts the whole table.
    */
@@ -354,11 +376,10 @@ export class Table<T extends Row, U extends string = never, G extends string = n
     this.#changed()
     this.#index(record)
     this.#rows.push(record)
-    for (const entry of this.#derived.values()) {
-      const value = entry.compute(record)
+    this.#derive(record, (entry, value) => {
       entry.values.push(value)
       this.#cacheBytes += valueBytes(value)
-    }
+    })
     this.#cacheBytes += this.#sortedCost(record)
     for (const index of this.#sorted.values()) index.add(record)
     this.#nextId += 1
@@ -378,11 +399,10 @@ export class Table<T extends Row, U extends string = never, G extends string = n
     this.#index(record)
     this.#rows[position] = record
     this.#cacheBytes += this.#sortedCost(record) - this.#sortedCost(previous)
-    for (const entry of this.#derived.values()) {
-      const value = entry.compute(record)
+    this.#derive(record, (entry, value) => {
       this.#cacheBytes += valueBytes(value) - valueBytes(entry.values[position]!)
       entry.values[position] = value
-    }
+    })
     for (const index of this.#sorted.values()) {
       index.remove(previous)
       index.add(record)
