@@ -184,7 +184,7 @@ export const optionTable = {
   clock: option({
     schema: fn<() => Date | number>('returning a Date or milliseconds'),
     scope: 'sandbox',
-    help: 'The clock for timestamps and token expiry (asked once when the sandbox is made: one that gives no time is refused)',
+    help: 'The clock for timestamps and token expiry (asked once when the sandbox is made: one that gives no time, or one outside years 0 to 9999, is refused)',
     defaultText: 'the real one',
   }),
   onUnexpectedError: option({

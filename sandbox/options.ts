@@ -192,15 +192,20 @@ export function parseBaseUrl(baseUrl: string): { origin: string | null; basePath
   return { origin: absolute ? url.origin : null, basePath }
 }
 
+/** The first and last millisecond a timestamp (`0000-01-01T00:00:00.000Z`…) can write. */
+const EARLIEST = Date.parse('0000-01-01T00:00:00.000Z')
+const LATEST = Date.parse('9999-12-31T23:59:59.999Z')
+
 /** The time a `clock` option gives, in milliseconds; a TypeError naming it when it gives none. */
 function clockTime(clock: () => Date | number): number {
   const given = clock() as unknown
   const time = given instanceof Date || typeof given === 'number' ? Number(given) : Number.NaN
-  // Date's own range: ±8.64e15 ms around 1970.
-  if (!Number.isFinite(time) || Math.abs(time) > 8.64e15)
+  // Years 0 to 9999: the range a timestamp's four-digit year writes (Date's own, ±8.64e15 ms,
+  // wrote `+275760-09-13…`, which the sandbox's own data document then refused).
+  if (!Number.isFinite(time) || time < EARLIEST || time > LATEST)
     throw new OptionsError(
       'sandbox',
-      `clock: must return a Date or milliseconds; it returned ${typeof given === 'string' ? JSON.stringify(given.slice(0, 40)) : String(given)}`,
+      `clock: must return a Date or milliseconds in years 0 to 9999; it returned ${typeof given === 'string' ? JSON.stringify(given.slice(0, 40)) : String(given)}`,
     )
   return time
 }

@@ -68,10 +68,17 @@ describe('createSandbox options', () => {
       [Number.NaN, 'NaN'],
       [new Date('nope'), 'Invalid Date'],
       [undefined, 'undefined'],
+      // Past a four-digit year: `+275760-09-13…`, a timestamp the sandbox itself refuses.
+      [8.64e15, '8640000000000000'],
+      [-1e15, '-1000000000000000'],
+      [Date.parse('9999-12-31T23:59:59.999Z') + 1, '253402300800000'],
     ] as const)
       expect(() => createSandbox({ clock: () => given as never })).toThrow(
-        `Invalid sandbox options: clock: must return a Date or milliseconds; it returned ${shown}`,
+        `Invalid sandbox options: clock: must return a Date or milliseconds in years 0 to 9999; it returned ${shown}`,
       )
+    expect(
+      createSandbox({ clock: () => Date.parse('9999-12-31T23:59:59.999Z') }).options.now(),
+    ).toBe(253402300799999)
     const fixed = createSandbox({ clock: () => new Date('2030-01-02T03:04:05.678Z') })
     const created = await fixed.fetch('http://localhost/users', {
       method: 'POST',
