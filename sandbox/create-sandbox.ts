@@ -18,7 +18,12 @@ import { SandboxInstance, withSequences } from '../state/instance.js'
 import type { JournalEntry, JournalFilter } from '../state/journal.js'
 import type { Override, OverrideInput } from '../state/overrides/index.js'
 import type { ParsedOverride } from '../state/overrides/index.js'
-import { OverrideBoundError, Overrides, parseOverride } from '../state/overrides/index.js'
+import {
+  OverrideBoundError,
+  Overrides,
+  overridesFull,
+  parseOverride,
+} from '../state/overrides/index.js'
 import { claims, createHandlers, toFetchResponse } from './msw-handlers.js'
 import { openApiResponse } from './openapi-response.js'
 import type { ResolvedOptions, SandboxOptions } from './options.js'
@@ -161,7 +166,14 @@ export function createApiSandbox<
   const issued = new WeakSet<object>()
   const tables = catalog.resources.map((resource) => resource.table)
   // The overrides every sandbox starts with, validated once, each naming its place when bad.
-  const startOverrides = (options.overrides ?? []).map((input, index) =>
+  const given: unknown = options.overrides ?? []
+  if (!Array.isArray(given))
+    throw new OptionsError('sandbox', 'overrides: must be a list of overrides')
+  // Counted before any is read: a list of a billion holes took minutes to walk.
+  const most = resolved.limits.overrides.count
+  if (given.length > most)
+    throw new RangeError(`Invalid override overrides[${most}]: ${overridesFull(most)}`)
+  const startOverrides = Array.from(given, (input: unknown, index) =>
     parseOverride(input, `Invalid override overrides[${index}]`),
   )
   const fits = new Overrides(resolved.limits.overrides)

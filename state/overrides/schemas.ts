@@ -1,4 +1,5 @@
 import * as z from 'zod'
+import { problemList } from '../../contract/api-error.js'
 import { documented } from '../../contract/registry.js'
 import { holdingNames } from '../../contract/fields.js'
 import { describeIssues, distinctIssues, safeParseReporting } from '../../contract/issues.js'
@@ -267,6 +268,10 @@ export type ParsedOverride = z.output<ReturnType<typeof overrideInputSchema>>
  * each bad field after `prefix` (`Invalid override: response.status: must be from 200 to 599`).
  */
 export function parseOverride(input: unknown, prefix = 'Invalid override'): ParsedOverride {
+  if (typeof input !== 'object' || input === null || Array.isArray(input))
+    throw new TypeError(
+      `${prefix}: override: must be an object, got ${input === null ? 'null' : Array.isArray(input) ? 'a list' : typeof input}`,
+    )
   // Checked before the schema walks it (recursively): as request bodies are (CONTRACT C3).
   if (jsonFootprint(input, MAX_DEPTH).tooDeep)
     throw new TypeError(`${prefix}: override: must not nest deeper than ${MAX_DEPTH} levels`)
@@ -275,7 +280,7 @@ export function parseOverride(input: unknown, prefix = 'Invalid override'): Pars
   const problems = distinctIssues(parsed.error.issues).flatMap((issue) =>
     describeIssues(issue, 'override'),
   )
-  throw new TypeError(`${prefix}: ${problems.join('; ')}`)
+  throw new TypeError(`${prefix}: ${problemList(problems)}`)
 }
 
 /** A stored override, as `GET /__sandbox/overrides` lists it. */

@@ -15,6 +15,11 @@ export function overrideFootprint(input: unknown): number {
   return OVERRIDE_OVERHEAD + jsonFootprint(input).bytes
 }
 
+/** Why one more override is refused where `count` are kept, the most a sandbox keeps. */
+export function overridesFull(count: number): string {
+  return `this sandbox already has ${count} overrides, the most it keeps (${limitFlag('maxOverrides')}); remove some (DELETE /__sandbox/overrides)`
+}
+
 /** Refused: too many overrides, or too many bytes of them (the caller answers 413 or 429). */
 export class OverrideBoundError extends Error {
   override readonly name = 'OverrideBoundError'
@@ -56,12 +61,8 @@ export class Overrides {
    */
   add(input: ParsedOverride): Override {
     const bytes = this.weigh(input)
-    if (this.#list.length >= this.limits.count) {
-      throw new OverrideBoundError(
-        `this sandbox already has ${this.#list.length} overrides, the most it keeps (${limitFlag('maxOverrides')}); remove some (DELETE /__sandbox/overrides)`,
-        'full',
-      )
-    }
+    if (this.#list.length >= this.limits.count)
+      throw new OverrideBoundError(overridesFull(this.#list.length), 'full')
     if (this.#bytes + bytes > this.limits.bytes) {
       throw new OverrideBoundError(
         `this sandbox's overrides would take about ${this.#bytes + bytes} bytes, over ${limitFlag('overridesBytes')} ${this.limits.bytes}; remove some (DELETE /__sandbox/overrides)`,

@@ -179,6 +179,20 @@ describe('overrides are validated field by field (422 naming the field)', () => 
     expect(() =>
       createSandbox({ overrides: [{ path: '/users', response: { status: 99 } }] }),
     ).toThrow('Invalid override overrides[0]: response.status: must be from 200 to 599')
+    // A hole, a list, a list longer than a sandbox keeps (counted before any is read: a
+    // billion holes took minutes), what is no list.
+    expect(() => createSandbox({ overrides: [undefined] as never })).toThrow(
+      'Invalid override overrides[0]: override: must be an object, got undefined',
+    )
+    expect(() => createSandbox({ overrides: [[]] as never })).toThrow(
+      'Invalid override overrides[0]: override: must be an object, got a list',
+    )
+    expect(() => createSandbox({ overrides: new Array(1e9) })).toThrow(
+      'Invalid override overrides[1000]: this sandbox already has 1000 overrides, the most it keeps (--max-overrides)',
+    )
+    expect(() => createSandbox({ overrides: 'x' as never })).toThrow(
+      'Invalid sandbox options: overrides: must be a list of overrides',
+    )
   })
 
   it('sandbox.override() refuses what JSON cannot carry, naming where it is: the routes answer on', async () => {
