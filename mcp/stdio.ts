@@ -59,13 +59,34 @@ export function lineProblem(line: string): LineRefusal | null {
     typeof given === 'string' || (typeof given === 'number' && Number.isFinite(given))
       ? given
       : null
-  if (JSONRPCMessageSchema.safeParse(message).success) return null
+  if (JSONRPCMessageSchema.safeParse(message).success) {
+    const problem = callProblem(message as { method?: unknown; params?: unknown })
+    return problem === null ? null : { id, code: -32602, message: `Invalid params: ${problem}` }
+  }
   return {
     id,
     code: -32600,
     message:
       'Invalid Request: not a JSON-RPC 2.0 message (an object with jsonrpc "2.0" and a method, or a result or error)',
   }
+}
+
+/**
+ * What is wrong with a `tools/call`'s params, in the words of C6 (the SDK answered a name or
+ * arguments of the wrong type -32603, "internal error", with zod's issues as its message).
+ */
+function callProblem({ method, params }: { method?: unknown; params?: unknown }): string | null {
+  if (method !== 'tools/call') return null
+  const kind = (value: unknown) =>
+    value === null ? 'null' : Array.isArray(value) ? 'a list' : typeof value
+  if (typeof params !== 'object' || params === null || Array.isArray(params))
+    return `params: must be an object with the tool's name and arguments, got ${kind(params)}`
+  const { name, arguments: given } = params as { name?: unknown; arguments?: unknown }
+  if (typeof name !== 'string')
+    return `params.name: must be a tool's name (a string; tools/list lists them), got ${kind(name)}`
+  if (given !== undefined && (typeof given !== 'object' || given === null || Array.isArray(given)))
+    return `params.arguments: must be an object of the tool's arguments by name, got ${kind(given)}`
+  return null
 }
 
 /**

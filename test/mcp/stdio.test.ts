@@ -11,7 +11,7 @@ import { Client } from '@modelcontextprotocol/sdk/client/index.js'
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js'
 import { LATEST_PROTOCOL_VERSION } from '@modelcontextprotocol/sdk/types.js'
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest'
-import { MAX_LINE_BYTES, MAX_MESSAGE_COMMAS, topLevelId } from '../../mcp/stdio.js'
+import { lineProblem, MAX_LINE_BYTES, MAX_MESSAGE_COMMAS, topLevelId } from '../../mcp/stdio.js'
 import { tools } from '../../mcp/tools.js'
 import type { SandboxServer } from '../../node/index.js'
 import { createSandboxServer } from '../../node/index.js'
@@ -254,6 +254,28 @@ describe('the id of a message refused unread (topLevelId)', () => {
     expect(topLevelId('{"x":"\\"id\\":5","id":-3.5}')).toBe(-3.5)
     expect(topLevelId('{"id" "id":7')).toBe(7)
     expect(topLevelId('[{"id":1}]')).toBeNull()
+  })
+})
+
+describe('a tools/call whose name or arguments are of the wrong type (lineProblem)', () => {
+  it('is -32602 naming the param and what it got, answered to its id; a well-formed one passes', () => {
+    const call = (params: unknown) =>
+      lineProblem(JSON.stringify({ jsonrpc: '2.0', id: 4, method: 'tools/call', params }))
+    const wrong = (field: string, got: string) => ({
+      id: 4,
+      code: -32602,
+      message: expect.stringMatching(
+        new RegExp(`^Invalid params: params\\.${field}: must be .*, got ${got}$`),
+      ),
+    })
+    expect(call({ name: 'call_api', arguments: 'GET /users' })).toEqual(
+      wrong('arguments', 'string'),
+    )
+    expect(call({ name: 'call_api', arguments: [1, 2] })).toEqual(wrong('arguments', 'a list'))
+    expect(call({ name: 'call_api', arguments: null })).toEqual(wrong('arguments', 'null'))
+    expect(call({ name: ['call_api'], arguments: {} })).toEqual(wrong('name', 'a list'))
+    expect(call({ name: 'call_api', arguments: { method: 'GET', path: '/users' } })).toBeNull()
+    expect(call({ name: 'reset' })).toBeNull()
   })
 })
 
