@@ -1,7 +1,7 @@
 import * as z from 'zod'
 import { FRAMING_HEADERS, headerNameProblem, headerValueProblem } from '../contract/headers.js'
 import { problemList, shownProblems } from '../contract/api-error.js'
-import { checkBody, MAX_JSON_DEPTH } from '../http/body.js'
+import { checkBody, jsonDepthExceeds, MAX_JSON_DEPTH } from '../http/body.js'
 import { journalQuery } from '../http/control.js'
 import { scenarioChoiceSchema } from '../http/scenario-routes.js'
 import { sandboxIdSchema } from '../http/steps/sandbox.js'
@@ -58,9 +58,13 @@ const withSandbox = (shape: z.ZodRawShape) => () =>
 const sandboxHeaders = (args: Record<string, unknown>): Record<string, string> =>
   typeof args.sandbox === 'string' ? { 'x-sandbox-id': args.sandbox } : {}
 
-/** An answer's body: its JSON, or its text. */
+/**
+ * An answer's body: its JSON, or its text (also for JSON nested deeper than a body may be: a
+ * proxied answer 500,000 levels deep overflowed the stack of what writes the tool's result).
+ */
 function bodyOf(answer: Answer): unknown {
   if (answer.text === '') return null
+  if (jsonDepthExceeds(answer.text, MAX_JSON_DEPTH)) return answer.text
   try {
     return JSON.parse(answer.text)
   } catch {

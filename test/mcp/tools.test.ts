@@ -224,6 +224,19 @@ describe('shop-sandbox mcp, in process', () => {
     ])
     expect((await call('remove_override', { id: stub.structured.id })).isError).toBe(false)
 
+    // An answer of JSON nested deeper than a body may be (a proxied one, a stub's text) is
+    // shown as its text, not parsed into what no writer of the result can walk.
+    const deep = `${'['.repeat(60_000)}${']'.repeat(60_000)}`
+    const deepStub = await call('add_override', {
+      method: 'GET',
+      path: '/deep',
+      response: { status: 200, text: deep },
+    })
+    const deepAnswer = await call('call_api', { method: 'GET', path: '/deep' })
+    expect(deepAnswer.isError).toBe(false)
+    expect(deepAnswer.structured.body).toBe(deep)
+    await call('remove_override', { id: deepStub.structured.id })
+
     const second = await call('add_override', {
       method: 'DELETE',
       path: '/users/9',
