@@ -185,6 +185,9 @@ export class Recorder {
     requestHeaders: Readonly<Record<string, string>>,
     answer: Exchange,
   ): void {
+    // Full, as said once: further exchanges are not recorded, and not made into overrides to
+    // be weighed and dropped (a 100,000-key answer held the loop ~150 ms at every exchange).
+    if (this.#full) return
     const made = overrideOf(method, path, query, secretsOf(requestHeaders, query), answer)
     if (typeof made === 'string') {
       this.warn(`shop-sandbox: ${method} ${clip(path, 200)} is not recorded: ${clip(made, 300)}`)
