@@ -1,7 +1,9 @@
 import { whole } from './progress.js'
 import type { SortKey } from './sorted-index.js'
 import { SortedIndex } from './sorted-index.js'
+import type { GroupIndex, Row, TableChange, TableOptions, UniqueIndex, UniqueKey } from './row.js'
 import { MAX_ID } from '../contract/fields.js'
+import { deepFreeze, IdsExhausted, UniqueConflict } from './row.js'
 
 /**
  * What a table's own structures cost per record, in bytes (measured with 30,000 users: a
@@ -30,43 +32,8 @@ function valueBytes(value: SortKey): number {
   return typeof value === 'string' ? DERIVED_BYTES + value.length : 0
 }
 
-/** A record kept in a table: immutable once stored, identified by its id. */
-export interface Row {
-  readonly id: number
-}
-
-/**
- * A unique secondary index: one key per record, at most one record per key. A record whose key
- * is undefined (the field is empty) is not filed, and collides with no one. Keys compare by
- * type too: the number 1 and the text '1' are different keys.
- */
-export interface UniqueIndex<T> {
-  key(record: T): UniqueKey | undefined
-}
-
-/** What a unique index files records under. */
-export type UniqueKey = string | number
-
-/** A grouping index: each record files under one key (e.g. an order under its owner). */
-export interface GroupIndex<T> {
-  key(record: T): number
-}
-
-/**
- * One change to a table, as an observer hears it: a record put or removed (`before` and `after`
- * are the record before and after, undefined when there was none), or the whole table loaded
- * (`load`: what it held before). Enough to write the change down and to undo it.
- */
-export type TableChange<T extends Row = Row> =
-  | { kind: 'record'; id: number; before: T | undefined; after: T | undefined }
-  | { kind: 'load'; before: readonly T[]; beforeNextId: number }
-
-export interface TableOptions<T extends Row, U extends string, G extends string> {
-  /** The collection's name, for messages (e.g. `users`). */
-  name?: string
-  unique?: Record<U, UniqueIndex<T>>
-  groups?: Record<G, GroupIndex<T>>
-}
+export type { GroupIndex, Row, TableChange, TableOptions, UniqueIndex, UniqueKey } from './row.js'
+export { deepFreeze, IdsExhausted, UniqueConflict } from './row.js'
 
 /**
  * The records of one collection, with an id sequence that never reuses an id and the indexes
@@ -690,14 +657,6 @@ export class Table<T extends Row, U extends string = never, G extends string = n
   }
 }
 
-/** Freezes a JSON-like value and everything in it; frozen values are taken as already deep-frozen. */
-export function deepFreeze<V>(value: V): V {
-  if (typeof value !== 'object' || value === null || Object.isFrozen(value)) return value
-  // A for-in over a plain object's own keys: no array of its values made per record.
-  for (const key in value) if (Object.hasOwn(value, key)) deepFreeze(value[key])
-  return Object.freeze(value)
-}
-
 /**
  * The indexes frozen lists of records were loaded into, by list and by each index's key function:
  * a table loading such a list again (every X-Sandbox-Id sandbox restored from a shared scenario
@@ -726,28 +685,4 @@ function isAscending(records: readonly Row[]): boolean {
     if (records[i - 1]!.id >= records[i]!.id) return false
   }
   return true
-}
-
-/**
- * A write refused because another record already holds one of its unique keys: nothing was
- * changed. The data service answers it 409 with the resource's code.
- */
-export class UniqueConflict extends Error {
-  constructor(
-    readonly table: string,
-    readonly index: string,
-    readonly key: UniqueKey,
-    readonly holder: number,
-    /** The written record's value of the field, as given (the key may be folded). */
-    readonly value: unknown,
-  ) {
-    super(`Unique index "${index}" already holds "${String(key)}" (record ${holder})`)
-  }
-}
-
-/** A table whose id sequence reached {@link MAX_ID}: no record can be created until it is reset. */
-export class IdsExhausted extends RangeError {
-  constructor(readonly table: string) {
-    super(`${table}: every id up to ${MAX_ID} is used`)
-  }
 }
