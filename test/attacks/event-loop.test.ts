@@ -236,25 +236,31 @@ describe('a big PUT /__sandbox/db gives the loop back while its records are read
     const changed = text.replace('"name":"admin"', '"name":"admin again"')
     expect(changed.length).toBeGreaterThan(1024 * 1024)
     // Each turn of the loop runs one of these: how many turns, and the longest wait between two.
+    // Waits are counted in the CPU time the process spent, not on the wall clock: the suite shares
+    // two cores with other files, and a process left waiting for one is not a loop held.
+    const cpu = () => {
+      const { user, system } = process.cpuUsage()
+      return (user + system) / 1000
+    }
     let turns = 0
     let longest = 0
-    let last = performance.now()
+    let last = cpu()
     let running = true
     const turn = () => {
-      const now = performance.now()
+      const now = cpu()
       longest = Math.max(longest, now - last)
       last = now
       turns++
       if (running) setImmediate(turn)
     }
     setImmediate(turn)
-    const started = performance.now()
+    const started = cpu()
     const put = await sandbox.fetch('/__sandbox/db', {
       method: 'PUT',
       headers: json,
       body: changed,
     })
-    const took = performance.now() - started
+    const took = cpu() - started
     running = false
     expect(put.status).toBe(200)
     expect(((await put.json()) as { data: unknown }).data).toEqual({
@@ -267,10 +273,10 @@ describe('a big PUT /__sandbox/db gives the loop back while its records are read
     // keys and links, 16 to freeze and index them; the body's decoding, depth check and parsing
     // apart. The longest piece left is `JSON.parse` (~50 ms at 8 MB). Before, the loop turned 16
     // times, and freezing and indexing held it in one piece for ~30% of the PUT.
-    expect(turns, `${turns} turns in ${took.toFixed(0)} ms`).toBeGreaterThanOrEqual(50)
+    expect(turns, `${turns} turns in ${took.toFixed(0)} ms of CPU time`).toBeGreaterThanOrEqual(50)
     expect(
       longest,
-      `the longest wait between two turns ${longest.toFixed(1)} ms of the PUT's ${took.toFixed(0)}`,
+      `the longest wait between two turns ${longest.toFixed(1)} ms of the PUT's ${took.toFixed(0)} (CPU time)`,
     ).toBeLessThanOrEqual(took / 3)
   })
 })
