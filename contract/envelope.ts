@@ -27,6 +27,11 @@ export function written(
   return succeeded(record, status, headers, `${successPrefix}${JSON.stringify(record)}}`)
 }
 
+/** The success envelope of `data` whose text (`jsonText(data)`) is made already. */
+export function successOf(data: unknown, text: string): ApiResponse {
+  return succeeded(data, 200, undefined, `${successPrefix}${text}}`)
+}
+
 function succeeded(
   data: unknown,
   status: number,

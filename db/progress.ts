@@ -38,3 +38,22 @@ export function whole<T>(work: Generator<void, T>): T {
     if (step.done) return step.value
   }
 }
+
+/** Large texts made at once, at most, running and waiting their turn ({@link inTurn}). */
+export const LARGE_TEXTS_AT_ONCE = 4
+
+let turns: Promise<unknown> = Promise.resolve()
+let taken = 0
+
+/**
+ * Runs work that makes a large text in slices after the one before it ends, or null when
+ * {@link LARGE_TEXTS_AT_ONCE} are running or waiting already. In slices, many would be made side
+ * by side (a hundred data documents of 52 MB: gigabytes); one at a time, memory holds one.
+ */
+export function inTurn<T>(work: () => Promise<T>): Promise<T> | null {
+  if (taken >= LARGE_TEXTS_AT_ONCE) return null
+  taken++
+  const turn = turns.then(work).finally(() => taken--)
+  turns = turn.catch(() => undefined)
+  return turn
+}

@@ -6,7 +6,7 @@ import type { Catalog } from '../resources/catalog.js'
 import type { Row } from '../resources/define.js'
 import { isAdmin } from './auth.js'
 import { checkSnapshotSliced, documentSchemas } from '../resources/document.js'
-import { inSlices, SLICE } from '../db/progress.js'
+import { inSlices, inTurn, LARGE_TEXTS_AT_ONCE, SLICE } from '../db/progress.js'
 import type { QuerySchema } from '../resources/query.js'
 import { integerQuery, pagingSchema, parseQuery } from '../resources/query.js'
 import { timestampSchema } from '../contract/fields.js'
@@ -17,7 +17,8 @@ import { runtimeConfigPatchSchema, runtimeConfigSchema } from '../state/runtime-
 import { ApiError } from '../contract/api-error.js'
 import { readJsonBody, validateBody } from './body.js'
 import type { ListPayload } from '../contract/envelope.js'
-import { noContent, success } from '../contract/envelope.js'
+import { noContent, success, successOf } from '../contract/envelope.js'
+import { documentText } from '../contract/json-text.js'
 import type { ApiRequest, ApiResponse } from '../contract/exchange.js'
 import { madeDurable } from './durable.js'
 import type { Route } from './router.js'
@@ -319,11 +320,32 @@ function controlRoutes(catalog: Catalog): Route<ControlOperation>[] {
           run: ({ instance, request }) => {
             const { limit } = parseQuery(dbQuery(), request.url.searchParams, false)
             const snapshot = instance.store.snapshot()
-            if (typeof limit !== 'number') return success(snapshot)
-            const first = Object.fromEntries(
-              catalog.names.map((name) => [name, snapshot[name]!.slice(0, limit)]),
+            const document =
+              typeof limit === 'number'
+                ? {
+                    ...Object.fromEntries(
+                      catalog.names.map((name) => [name, snapshot[name]!.slice(0, limit)]),
+                    ),
+                    nextIds: snapshot.nextIds,
+                  }
+                : snapshot
+            const records = catalog.names.reduce(
+              (sum, name) =>
+                sum +
+                Math.min(snapshot[name]!.length, typeof limit === 'number' ? limit : Infinity),
+              0,
             )
-            return success({ ...first, nextIds: snapshot.nextIds })
+            if (records <= SLICE) return success(document)
+            // A large one is made in slices, one at a time (C3: the loop given back, memory bounded).
+            const made = inTurn(async () =>
+              successOf(document, await inSlices(documentText(document, SLICE))),
+            )
+            if (made === null)
+              throw ApiError.of(
+                'rateLimited',
+                `${LARGE_TEXTS_AT_ONCE} large data documents are being made or waiting already; retry shortly`,
+              )
+            return made
           },
         },
         PUT: {

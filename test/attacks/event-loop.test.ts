@@ -280,3 +280,66 @@ describe('a big PUT /__sandbox/db gives the loop back while its records are read
     ).toBeLessThanOrEqual(took / 3)
   })
 })
+
+describe('a big GET /__sandbox/db is made in slices, one at a time, and sent a piece at a time', () => {
+  it('the loop turns while the 16,000-record document is made; past four at once, 429', async () => {
+    const { createSandbox } = await import('../../index.js')
+    const sandbox = createSandbox({ users: 5000, products: 1000, orders: 10_000 })
+    let turns = 0
+    let running = true
+    const turn = () => {
+      turns++
+      if (running) setImmediate(turn)
+    }
+    setImmediate(turn)
+    const answers = await Promise.all(
+      Array.from({ length: 6 }, () => sandbox.fetch('/__sandbox/db', { headers: admin })),
+    )
+    running = false
+    // Made before, one at a time: the loop turned once per document (each held it ~30 ms).
+    expect(turns).toBeGreaterThanOrEqual(4 * 16)
+    expect(answers.map((answer) => answer.status)).toEqual([200, 200, 200, 200, 429, 429])
+    const texts = await Promise.all(answers.map((answer) => answer.text()))
+    expect(JSON.parse(texts[4]!)).toEqual({
+      code: 42900,
+      message: '4 large data documents are being made or waiting already; retry shortly',
+      data: null,
+    })
+    const document = JSON.parse(texts[0]!) as { data: Record<string, unknown[]> }
+    expect(document.data.users).toHaveLength(5000)
+    expect(document.data.orders).toHaveLength(10_000)
+    expect(texts[0]).toBe(JSON.stringify(document))
+    expect(new Set(texts.slice(0, 4)).size).toBe(1)
+    // The turn is given back whatever the work did: the next ones are answered.
+    expect((await sandbox.fetch('/__sandbox/db?limit=2', { headers: admin })).status).toBe(200)
+    expect((await sandbox.fetch('/__sandbox/db', { headers: admin })).status).toBe(200)
+  })
+
+  it('a text of megabytes reaches the client whole over HTTP, surrogate pairs included', async () => {
+    // Pieces end every 1,048,576 characters: with one character before the pairs or none, one
+    // of the two answers has a pair across that line.
+    const texts = {
+      '/pairs-even': `"${'😀'.repeat(700_000)}"`,
+      '/pairs-odd': `"x${'😀'.repeat(700_000)}"`,
+    }
+    const server = await createSandboxServer({
+      port: 0,
+      overridesBytes: 64 * 1024 * 1024,
+      overrides: Object.entries(texts).map(([path, text]) => ({
+        method: 'GET',
+        path,
+        response: { status: 200, text },
+      })),
+    })
+    try {
+      for (const [path, text] of Object.entries(texts)) {
+        const answer = await fetch(`${server.url}${path}`)
+        expect(answer.status).toBe(200)
+        expect(Number(answer.headers.get('content-length'))).toBe(Buffer.byteLength(text))
+        expect(await answer.text()).toBe(text)
+      }
+    } finally {
+      await server.close()
+    }
+  })
+})

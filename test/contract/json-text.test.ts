@@ -1,7 +1,8 @@
 import fc from 'fast-check'
 import { describe, expect, it } from 'vitest'
 import { success, written } from '../../contract/envelope.js'
-import { JSON_CACHE_CHARACTERS, jsonText } from '../../contract/json-text.js'
+import { documentText, JSON_CACHE_CHARACTERS, jsonText } from '../../contract/json-text.js'
+import { whole } from '../../db/progress.js'
 import { deepFreeze } from '../../db/table.js'
 
 /** JSON-like values, some frozen deeply (as stored records are), some with what JSON skips. */
@@ -58,5 +59,41 @@ describe('jsonText: the bytes JSON.stringify gives, reusing the text of frozen r
     const answer = written(record, 201, { location: '/things/7' })
     expect(answer).toEqual(success(record, 201, { location: '/things/7' }))
     expect(answer.body).toBe(JSON.stringify({ code: 0, message: 'success', data: record }))
+  })
+})
+
+describe('documentText: a data document made in slices, the bytes JSON.stringify gives', () => {
+  it('equals JSON.stringify for any document of lists and other members, whatever the slice', () => {
+    fc.assert(
+      fc.property(
+        fc.dictionary(fc.string({ maxLength: 6 }), fc.oneof(fc.array(values), values), {
+          maxKeys: 4,
+        }),
+        fc.integer({ min: 1, max: 7 }),
+        (document, slice) => {
+          const steps = documentText(document, slice)
+          let yields = 0
+          for (let step = steps.next(); ; step = steps.next(), yields++)
+            if (step.done) {
+              expect(step.value).toBe(JSON.stringify(document))
+              break
+            }
+          const items = Object.values(document)
+            .filter(Array.isArray)
+            .reduce((sum, list) => sum + list.length, 0)
+          expect(yields).toBe(Math.floor(items / slice))
+        },
+      ),
+      { numRuns: 1000 },
+    )
+  })
+
+  it('uses the texts kept of records and is the same text when they are kept or not', () => {
+    const users = Array.from({ length: 50 }, (_, id) => deepFreeze({ id, name: `u${id}` }))
+    const document = { users, nextIds: { users: 51 } }
+    const cold = whole(documentText(document, 10))
+    for (const user of users.slice(0, 20)) jsonText(user)
+    expect(whole(documentText(document, 10))).toBe(cold)
+    expect(cold).toBe(JSON.stringify(document))
   })
 })
