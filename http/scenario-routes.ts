@@ -114,7 +114,8 @@ export function scenarioRoutes(): Route<ControlOperation>[] {
               readOnly: [],
             })
             const scenario = scenarios.named(name)
-            await scenario.ready()
+            // Made and indexed in slices on first use (C3), then restored at once.
+            await scenario.prepared()
             instance.useScenario(scenario)
             await madeDurable(instance)
             return success(current(instance))

@@ -102,9 +102,11 @@ export interface SeedSpec<S extends z.ZodObject = z.ZodObject> {
   needs?: AnyResourceDefinition | string
   /**
    * The records in id order, without their ids (ids are 1, 2, 3…), as the schema takes them:
-   * checked against it when the sandbox is made.
+   * checked against it when the sandbox is made. A list, or any iterable: a generator function
+   * (`*generate(context) { … yield record }`) lets a server answer other requests while it
+   * makes a large data set (a scenario's), between every 1,000 records.
    */
-  generate(context: SeedContext): Array<Omit<z.input<S>, 'id'>>
+  generate(context: SeedContext): Array<Omit<z.input<S>, 'id'>> | Iterable<Omit<z.input<S>, 'id'>>
 }
 
 /** Domain rules of a resource; every one optional. They see data, never a request. */

@@ -221,7 +221,7 @@ export function linkProblem(
 type LinkProblem = { name: string; index: number; problem: string }
 
 /** {@link linkProblem}, yielding every {@link SLICE} records. */
-function* linkProblems(
+export function* linkProblems(
   catalog: Catalog,
   document: Readonly<Record<string, readonly Row[]>>,
   limit = Number.POSITIVE_INFINITY,

@@ -223,7 +223,7 @@ export function createApiSandbox<
     routes,
     instanceFor: (name, scenario) =>
       registry.get(name, scenario === null ? undefined : scenarios.named(scenario)),
-    scenarioReady: (name) => scenarios.named(name).ready(),
+    scenarioReady: (name) => scenarios.named(name).prepared(),
     settle: (instance) => registry.settle(instance),
     now: resolved.now,
     control: (request, path, instance) =>

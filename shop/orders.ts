@@ -279,11 +279,17 @@ function returnStock(order: Order, data: DataService): void {
 
 const orderStatuses = orderStatusSchema.options
 
-function seedOrders({ faker, count, reference, data, progress }: SeedContext) {
+function* seedOrders({
+  faker,
+  count,
+  reference,
+  data,
+  progress,
+}: SeedContext): Generator<Omit<Order, 'id'>, void> {
   const users = data.users!
   const products = data.products as readonly Product[]
   const times = timeline(faker, count, reference - 90 * DAY, reference - 1)
-  return times.map((time, index): Omit<Order, 'id'> => {
+  for (const [index, time] of times.entries()) {
     if (index % PROGRESS_STEP === 0) progress(index)
     // The member account (user 2) always owns a few orders, so member flows have data.
     const userId = index < 3 ? 2 : faker.number.int({ min: 1, max: users.length })
@@ -294,14 +300,14 @@ function seedOrders({ faker, count, reference, data, progress }: SeedContext) {
       quantity: faker.number.int({ min: 1, max: 5 }),
       unitPrice: product.price,
     }))
-    return {
+    yield {
       userId,
       status: orderStatuses[index] ?? faker.helpers.arrayElement(orderStatuses),
       items,
       total: orderTotal(items),
       ...time,
     }
-  })
+  }
 }
 
 /** Orders belong to users and hold products: stock, status transitions and totals are theirs. */

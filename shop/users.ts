@@ -55,23 +55,32 @@ export const userPatchSchema = writable.partial().register(schemaRegistry, { id:
 export type User = z.infer<typeof userSchema>
 export type UserRole = z.infer<typeof userRoleSchema>
 
-/** Users 1 and 2 are the fixed accounts; the rest are made up, with unique names and e-mails. */
-function seedUsers({ faker, count, reference, progress }: SeedContext): Array<Omit<User, 'id'>> {
+/**
+ * Users 1 and 2 are the fixed accounts; the rest are made up, with unique names and e-mails.
+ * Yielded one by one: a big data set is made with the event loop given back now and then.
+ */
+function* seedUsers({
+  faker,
+  count,
+  reference,
+  progress,
+}: SeedContext): Generator<Omit<User, 'id'>, void> {
   const times = timeline(faker, count, reference - 730 * DAY, reference - 90 * DAY)
   const names = new Set<string>()
   const emails = new Set<string>()
-  return times.map((time, index) => {
+  for (const [index, time] of times.entries()) {
     if (index % PROGRESS_STEP === 0) progress(index)
     const fixed = fixedAccounts[index]
     if (fixed) {
       names.add(fixed.name)
       emails.add(fixed.email)
       const { id: _, ...account } = fixed
-      return { ...account, ...time }
+      yield { ...account, ...time }
+      continue
     }
     // Its timestamps added to the new user itself (the same key order as a spread, one copy fewer).
-    return Object.assign(madeUpUser(faker, names, emails), time)
-  })
+    yield Object.assign(madeUpUser(faker, names, emails), time)
+  }
 }
 
 function madeUpUser(faker: Faker, names: Set<string>, emails: Set<string>) {

@@ -552,6 +552,64 @@ describe('definition-time checks: each misuse is a TypeError naming the resource
     ).toThrow('tags.seed.generate: returned 1 records; 3 were asked for')
   })
 
+  it('a seeder may yield its records (a generator function), checked the same way', async () => {
+    const valid = (index: number) => ({
+      slug: `t-${index}`,
+      label: 'x',
+      createdAt: at,
+      updatedAt: at,
+    })
+    const yielding = (make: (count: number) => Iterable<object>) =>
+      broken({ seed: { count: 3, generate: ({ count }: { count: number }) => make(count) } })
+    const sandbox = createSandbox({
+      resources: [
+        yielding(function* (count) {
+          for (let index = 0; index < count; index++) yield valid(index)
+        }),
+      ],
+    })
+    const answer = await sandbox.fetch('/__sandbox/db', {
+      headers: { authorization: 'Bearer sandbox-admin-token' },
+    })
+    const { data } = (await answer.json()) as { data: { tags: { id: number; slug: string }[] } }
+    expect(data.tags.map(({ id, slug }) => [id, slug])).toEqual([
+      [1, 't-0'],
+      [2, 't-1'],
+      [3, 't-2'],
+    ])
+    expect(() =>
+      createSandbox({
+        resources: [
+          yielding(function* () {
+            yield valid(0)
+          }),
+        ],
+      }),
+    ).toThrow('tags.seed.generate: yielded 1 records; 3 were asked for')
+    expect(() =>
+      createSandbox({
+        resources: [
+          yielding(function* () {
+            for (let index = 0; ; index++) yield valid(index)
+          }),
+        ],
+      }),
+    ).toThrow('tags.seed.generate: yielded more than the 3 records asked for')
+    expect(() =>
+      createSandbox({
+        resources: [
+          yielding(function* () {
+            yield valid(0)
+            throw new Error('seedboom')
+          }),
+        ],
+      }),
+    ).toThrow('tags.seed.generate threw: seedboom')
+    expect(() =>
+      createSandbox({ resources: [yielding(() => 'abc' as unknown as Iterable<object>)] }),
+    ).toThrow('tags.seed.generate: must return a list of records (or yield them)')
+  })
+
   it('a seeder adding a key the schema lacks, or a value JSON cannot carry in an open field', () => {
     const valid = (index: number) => ({
       slug: `t-${index}`,
