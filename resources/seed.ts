@@ -173,17 +173,28 @@ export function seedWeightProblem(
 ): string | null {
   const asked = catalog.resources.filter(({ name }) => counts[name]! > 0)
   if (asked.reduce((sum, { name }) => sum + counts[name]!, 0) < WEIGHED_FROM) return null
-  const room = heapRoom()
-  if (room === undefined) return null
+  if (heapRoom() === undefined) return null
   const bytes = recordBytes(catalog)
   if (!bytes) return null
   const weight = asked.reduce((sum, { name }) => sum + counts[name]! * bytes[name]!, 0)
-  if (weight <= room * SEED_SHARE) return null
-  const megabytes = (value: number) => `${Math.ceil(value / 2 ** 20)} MB`
+  const problem = heapShareProblem(weight)
+  if (!problem) return null
   const named = asked.map(({ name }) => `${counts[name]} ${name}`)
   const list =
     named.length < 2 ? named.join('') : `${named.slice(0, -1).join(', ')} and ${named.at(-1)}`
-  return `${list} would take ~${megabytes(weight)} of memory (estimated), more than three fifths of the ${megabytes(room)} the heap has free: ask for fewer records, or give Node a larger heap (node --max-old-space-size=<MB>)`
+  return `${list} would take ${problem}: ask for fewer records, or give Node a larger heap (node --max-old-space-size=<MB>)`
+}
+
+/**
+ * Why data of `weight` bytes (estimated) do not fit in the share of the heap's free room data
+ * may take ({@link SEED_SHARE}), or null: `~900 MB of memory (estimated), more than three fifths
+ * of the 400 MB the heap has free`. `once`: when they take that room (`once read`).
+ */
+export function heapShareProblem(weight: number, once = ''): string | null {
+  const room = heapRoom()
+  if (room === undefined || weight <= room * SEED_SHARE) return null
+  const megabytes = (value: number) => `${Math.ceil(value / 2 ** 20)} MB`
+  return `~${megabytes(weight)} of memory${once && ` ${once}`} (estimated), more than three fifths of the ${megabytes(room)} the heap has free`
 }
 
 /**

@@ -6,7 +6,7 @@ import type { ProgressReporter } from '../../db/progress.js'
 import type { Snapshot, Store, StoreChange } from '../../db/store.js'
 import type { Catalog } from '../../resources/catalog.js'
 import { checkSnapshot, unknownKey } from '../../resources/document.js'
-import { heapRoom, SEED_SHARE } from '../../resources/seed.js'
+import { heapRoom, heapShareProblem, SEED_SHARE } from '../../resources/seed.js'
 import type { Persistence, PersistenceStatus } from '../../state/instance.js'
 import { realTarget } from './atomic.js'
 import { cannot, DataFileError, reasonOf } from './errors.js'
@@ -558,8 +558,8 @@ function readableBytes(): number {
 
 /** Why a file of `size` bytes is not read. */
 function tooLarge(size: number): string {
-  const megabytes = (value: number) => `${Math.ceil(value / 2 ** 20)} MB`
-  return `is ${megabytes(size)}, which would take ~${megabytes(size * READ_FACTOR)} of memory once read (estimated), more than three fifths of the ${megabytes(heapRoom() ?? 0)} the heap has free: give Node a larger heap (node --max-old-space-size=<MB>)`
+  const problem = heapShareProblem(size * READ_FACTOR, 'once read') ?? 'more than there is room for'
+  return `is ${Math.ceil(size / 2 ** 20)} MB, which would take ${problem}: give Node a larger heap (node --max-old-space-size=<MB>)`
 }
 
 /**
