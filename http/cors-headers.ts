@@ -30,20 +30,22 @@ const allowed = corsAllowedHeaders.join(',')
  * transports build them here; what differs is who decides which origins get them (the Node
  * server's Origin policy, CONTRACT C3; MSW's handlers answer any, as their answers never leave
  * the process). `withoutOrigin`: answer a request without `Origin` too, with `*` (MSW, where a
- * DOM-like test environment such as happy-dom checks CORS on its own fetch).
+ * DOM-like test environment such as happy-dom checks CORS on its own fetch). `credentials`:
+ * whether the browser may send its cookies (not for an origin allowed only by `*`).
  */
 export function addCorsHeaders(
   headers: Record<string, string>,
   origin: string | null,
   preflight: boolean,
   withoutOrigin: boolean,
+  credentials = true,
 ): void {
   if (origin === null) {
     if (!preflight && !withoutOrigin) return
     headers['access-control-allow-origin'] = '*'
   } else {
     headers['access-control-allow-origin'] = origin
-    headers['access-control-allow-credentials'] = 'true'
+    if (credentials) headers['access-control-allow-credentials'] = 'true'
     headers.vary = 'Origin'
   }
   if (preflight) {

@@ -262,7 +262,7 @@ export const optionTable = {
           ),
       ),
     scope: 'server',
-    help: "An origin allowed to call from a browser besides loopback ones (repeatable; '*': any); others get 403 / 40300",
+    help: "An origin allowed to call from a browser besides loopback ones (repeatable; '*': any, without cookies); others get 403 / 40300",
     defaultText: 'loopback origins',
     flag: { kind: 'list', value: '<origin>' },
   }),

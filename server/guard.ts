@@ -113,8 +113,12 @@ export function hostGuard(
   }
 }
 
-/** Which origins may call the sandbox from a browser: loopback by default, a list, or any. */
-export type OriginPolicy = (origin: string) => boolean
+/**
+ * Which origins may call the sandbox from a browser: loopback by default, a list, or any.
+ * `'named'`: loopback or listed, with credentials (cookies); `'any'`: allowed by `*` alone,
+ * without them; false: refused.
+ */
+export type OriginPolicy = (origin: string) => 'named' | 'any' | false
 
 /** `http(s)://localhost`, `127.0.0.1`, `[::1]` on any port (CONTRACT C3). */
 export function isLoopbackOrigin(origin: string): boolean {
@@ -124,11 +128,16 @@ export function isLoopbackOrigin(origin: string): boolean {
   return isLoopback(host.startsWith('[') ? host.slice(1, -1) : host)
 }
 
-/** Loopback origins, plus the listed ones; `*` in the list allows any. */
+/**
+ * Loopback origins, plus the listed ones; `*` in the list allows any other too, without
+ * credentials: a page of any site could otherwise send the browser's cookies for the sandbox
+ * (a proxied upstream's session, `--proxy`) and read what comes back.
+ */
 export function originPolicy(origins: readonly string[] = []): OriginPolicy {
-  if (origins.includes(ANY_ORIGIN)) return () => true
+  const any = origins.includes(ANY_ORIGIN)
   const allowed = new Set(origins.map((origin) => trimSlashes(origin).toLowerCase()))
-  return (origin) => isLoopbackOrigin(origin) || allowed.has(origin.toLowerCase())
+  return (origin) =>
+    isLoopbackOrigin(origin) || allowed.has(origin.toLowerCase()) ? 'named' : any && 'any'
 }
 
 /** The 403 for a request from an origin that is not allowed. */

@@ -6,7 +6,8 @@ import { refuse } from './refuse.js'
 
 /**
  * CORS (CONTRACT B6, C3): an `Origin` the server's policy does not allow is 403; an allowed one
- * gets the CORS headers, a preflight its 204 here, without authentication. Without an `Origin`
+ * gets the CORS headers (credentials only for one allowed by name or as loopback, not by `*`),
+ * a preflight its 204 here, without authentication. Without an `Origin`
  * (curl, servers, tests, a same-origin page) there is no cross-origin caller: no CORS headers
  * but for a preflight. Every answer varies by `Origin`, as the Fetch standard asks when CORS
  * headers depend on it, so a cache never hands an answer without them (or with another
@@ -19,8 +20,9 @@ export const cors: Step<Front, void> = {
     const origin = req.headers.origin
     const preflight = req.method === 'OPTIONS' && !!req.headers['access-control-request-method']
     frame.vary = 'Origin'
-    if (origin !== undefined && !allowed(f, origin)) return refuse(f, originRefused(origin))
-    addCorsHeaders(frame, origin ?? null, preflight, false)
+    const access = origin === undefined ? 'named' : allowed(f, origin)
+    if (origin !== undefined && !access) return refuse(f, originRefused(origin))
+    addCorsHeaders(frame, origin ?? null, preflight, false, access === 'named')
     if (!preflight) return next(f)
     f.res.writeHead(204, { ...frame, 'content-length': '0' })
     f.res.end()
@@ -33,10 +35,10 @@ export const cors: Step<Front, void> = {
  * console at a host `--allowed-hosts` names). `--allowed-hosts all` vouches for no name: a
  * DNS-rebinding page is same-origin with any Host it likes.
  */
-function allowed(f: Front, origin: string): boolean {
-  if (f.server.origins(origin)) return true
+function allowed(f: Front, origin: string): 'named' | 'any' | false {
   const host = f.req.headers.host
-  return host !== undefined && f.server.named(host) && sameOrigin(origin, host)
+  if (host !== undefined && f.server.named(host) && sameOrigin(origin, host)) return 'named'
+  return f.server.origins(origin)
 }
 
 /**

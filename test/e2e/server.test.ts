@@ -390,6 +390,25 @@ describe('CONTRACT C3: Host and Origin checks', () => {
         headers: { ...admin, origin: 'https://app.example.com' },
       })
       expect(any.headers.get('access-control-allow-origin')).toBe('https://app.example.com')
+      // Allowed by `*` alone, it may not send the browser's cookies (a proxied session's):
+      // only loopback and named origins get credentials.
+      expect(any.headers.get('access-control-allow-credentials')).toBeNull()
+      const local = await fetch(`${open.url}/users/1`, {
+        headers: { ...admin, origin: 'http://localhost:5173' },
+      })
+      expect(local.headers.get('access-control-allow-origin')).toBe('http://localhost:5173')
+      expect(local.headers.get('access-control-allow-credentials')).toBe('true')
+      const preflight = await fetch(`${open.url}/users/1`, {
+        method: 'OPTIONS',
+        headers: {
+          origin: 'https://app.example.com',
+          'access-control-request-method': 'PATCH',
+          'access-control-request-headers': 'authorization',
+        },
+      })
+      expect(preflight.status).toBe(204)
+      expect(preflight.headers.get('access-control-allow-origin')).toBe('https://app.example.com')
+      expect(preflight.headers.get('access-control-allow-credentials')).toBeNull()
     } finally {
       await Promise.all([named.close(), open.close()])
     }
