@@ -5,6 +5,7 @@ import { createHandlers } from '../sandbox/msw-handlers.js'
 import { bodiesBusy } from '../http/body.js'
 import { failure } from '../contract/envelope.js'
 import type { BodyBudget } from './node-request.js'
+import { answersBusy } from './node-request.js'
 import { discardBody, drop, sendAnswer } from './respond.js'
 
 /** A request listener that answers, or calls `next` for what it does not serve. */
@@ -83,6 +84,9 @@ export async function mswFrameOf(
         if (response.type === 'error') return drop(req, res)
         const body = Buffer.from(await response.arrayBuffer())
         if (res.headersSent) return
+        // Counted until sent, as on the lean transport (C3); past the budget, 429.
+        if (bodies && !bodies.holds(body.byteLength, res))
+          return sendAnswer(req, res, failure(answersBusy()))
         if (draining?.()) res.setHeader('connection', 'close')
         response.headers.forEach((value, name) => {
           if (name !== 'set-cookie') res.setHeader(name, value)

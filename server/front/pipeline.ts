@@ -5,7 +5,7 @@ import { isPending } from '../../contract/exchange.js'
 import type { Step } from '../../http/compose.js'
 import type { Sandbox } from '../../sandbox/create-sandbox.js'
 import { answerOf } from '../../sandbox/create-sandbox.js'
-import { fromNodeRequest } from '../node-request.js'
+import { answersBusy, fromNodeRequest, HELD_FROM } from '../node-request.js'
 import { sendAnswer } from '../respond.js'
 import type { Front } from './context.js'
 
@@ -39,29 +39,16 @@ export function pipeline(sandbox: Sandbox): Step<Front, void> {
   }
 }
 
-/** Answers this large are counted while they are sent (below it, one cannot matter). */
-const HELD_FROM = 64 * 1024
-
 /**
  * A large answer counted against the bytes the server holds in memory at once (request bodies,
  * the proxy target's answers) until it is sent or its client went away; past that budget, 429
- * instead (C3). An answer waits in memory for as long as its client does not read it: 100
- * clients asking for the `big` scenario's 8.5 MB data document and reading nothing ran a 512 MB
- * server out of memory.
+ * instead (C3, `BodyBudget.holds`).
  */
 function held(f: Front, response: ApiResponse): ApiResponse {
   const size = response.body?.length ?? response.bytes?.byteLength ?? 0
   if (size < HELD_FROM) return response
   const bytes = response.body === null ? size : Buffer.byteLength(response.body)
-  const budget = f.server.bodies
-  // One answer larger than the whole budget (the data document at 400,000 users, 70 MB, on a
-  // 512 MB heap) is still sent when it is the only one.
-  if (!budget.take(bytes, true))
-    return failure(
-      ApiError.of('rateLimited', 'too many large answers are being sent at once; retry shortly'),
-    )
-  f.res.once('close', () => budget.release(bytes))
-  return response
+  return f.server.bodies.holds(bytes, f.res) ? response : failure(answersBusy())
 }
 
 /**

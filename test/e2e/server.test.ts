@@ -483,49 +483,54 @@ describe('C3: request bodies held in memory at once are bounded', () => {
 })
 
 describe('C3: large answers not yet read are bounded too', () => {
-  it('a client that does not read an 18 MB answer holds its bytes; past inFlightBodyBytes another is 429 / 42900; the bytes come back when it goes', async () => {
-    const { createSandboxServer } = await import('../../node/index.js')
-    const server = await createSandboxServer({
-      port: 0,
-      // ~18 MB of data document: more than the kernel's socket buffers take off the server.
-      users: 60_000,
-      inFlightBodyBytes: 1024 * 1024,
-    })
-    const { port } = new URL(server.url)
-    /** `GET /__sandbox/db` on a connection of its own: the answer's head, then (if `read`) the rest. */
-    const ask = (read: boolean) => {
-      const socket = connect(Number(port), '127.0.0.1')
-      socket.write(`GET /__sandbox/db HTTP/1.1\r\nHost: 127.0.0.1:${port}\r\n\r\n`)
-      const head = new Promise<string>((resolve) => {
-        let text = ''
-        const onData = (chunk: Buffer) => {
-          text += chunk.toString('latin1')
-          if (!text.includes('\r\n\r\n')) return
-          if (!read) {
-            socket.off('data', onData)
-            socket.pause()
-          }
-          resolve(text.slice(0, text.indexOf('\r\n')))
-        }
-        socket.on('data', onData)
+  it.each(['fast', 'msw'] as const)(
+    'a client that does not read an 18 MB answer holds its bytes; past inFlightBodyBytes another is 429 / 42900; the bytes come back when it goes (transport %s)',
+    async (transport) => {
+      const { createSandboxServer } = await import('../../node/index.js')
+      const server = await createSandboxServer({
+        port: 0,
+        transport,
+        // ~18 MB of data document: more than the kernel's socket buffers take off the server.
+        users: 60_000,
+        inFlightBodyBytes: 1024 * 1024,
       })
-      return { socket, head }
-    }
-    try {
-      // The answer alone is larger than the budget: sent, as the only one.
-      const unread = ask(false)
-      expect(await unread.head).toBe('HTTP/1.1 200 OK')
-      const refused = ask(true)
-      expect(await refused.head).toBe('HTTP/1.1 429 Too Many Requests')
-      refused.socket.destroy()
-      // The client that did not read goes away: its bytes come back.
-      unread.socket.destroy()
-      await new Promise((resolve) => setTimeout(resolve, 100))
-      const again = ask(true)
-      expect(await again.head).toBe('HTTP/1.1 200 OK')
-      again.socket.destroy()
-    } finally {
-      await server.close()
-    }
-  }, 30_000)
+      const { port } = new URL(server.url)
+      /** `GET /__sandbox/db` on a connection of its own: the answer's head, then (if `read`) the rest. */
+      const ask = (read: boolean) => {
+        const socket = connect(Number(port), '127.0.0.1')
+        socket.write(`GET /__sandbox/db HTTP/1.1\r\nHost: 127.0.0.1:${port}\r\n\r\n`)
+        const head = new Promise<string>((resolve) => {
+          let text = ''
+          const onData = (chunk: Buffer) => {
+            text += chunk.toString('latin1')
+            if (!text.includes('\r\n\r\n')) return
+            if (!read) {
+              socket.off('data', onData)
+              socket.pause()
+            }
+            resolve(text.slice(0, text.indexOf('\r\n')))
+          }
+          socket.on('data', onData)
+        })
+        return { socket, head }
+      }
+      try {
+        // The answer alone is larger than the budget: sent, as the only one.
+        const unread = ask(false)
+        expect(await unread.head).toBe('HTTP/1.1 200 OK')
+        const refused = ask(true)
+        expect(await refused.head).toBe('HTTP/1.1 429 Too Many Requests')
+        refused.socket.destroy()
+        // The client that did not read goes away: its bytes come back.
+        unread.socket.destroy()
+        await new Promise((resolve) => setTimeout(resolve, 100))
+        const again = ask(true)
+        expect(await again.head).toBe('HTTP/1.1 200 OK')
+        again.socket.destroy()
+      } finally {
+        await server.close()
+      }
+    },
+    30_000,
+  )
 })
