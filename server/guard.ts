@@ -1,7 +1,7 @@
 import { isIP } from 'node:net'
 import { ApiError } from '../contract/api-error.js'
 import { clip, trimSlashes } from '../contract/params.js'
-import { flag } from '../sandbox/option-table.js'
+import { flag, optionSchema } from '../sandbox/option-table.js'
 
 /**
  * CONTRACT C3: who may talk to a sandbox left running. The `Host` check stops DNS rebinding
@@ -140,11 +140,19 @@ export function originPolicy(origins: readonly string[] = []): OriginPolicy {
     isLoopbackOrigin(origin) || allowed.has(origin.toLowerCase()) ? 'named' : any && 'any'
 }
 
-/** The 403 for a request from an origin that is not allowed. */
+/**
+ * The 403 for a request from an origin that is not allowed, with the flag that allows it, or,
+ * for what the flag cannot name (`null`: a sandboxed iframe, a `file://` page; two origins a
+ * client joined), how else.
+ */
 export function originRefused(origin: string): ApiError {
   const shown = origin.slice(0, 200)
+  const cors = flag('corsOrigin')
+  const nameable = origin !== ANY_ORIGIN && optionSchema.corsOrigin().safeParse([origin]).success
   return ApiError.of(
     'permissionDenied',
-    `origin '${shown}' is not allowed: start the sandbox with ${flag('corsOrigin')} ${shown} (or ${flag('corsOrigin')} '*')`,
+    nameable
+      ? `origin '${shown}' is not allowed: start the sandbox with ${cors} ${shown} (or ${cors} '*')`
+      : `origin '${shown}' is not allowed, and is not an origin ${cors} can name: serve the page from an http(s) origin, or start the sandbox with ${cors} '*'`,
   )
 }
