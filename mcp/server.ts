@@ -156,5 +156,9 @@ function stdioTransport(): Transport {
       console.error(`shop-sandbox mcp: cannot write to stdout: ${error.message}`)
     process.exit(error.code === 'EPIPE' ? 0 : 1)
   })
+  // The SDK waits for 'drain' once per message stdout could not take at once: a client slow to
+  // read has as many listeners as answers waiting, all let go at the next drain. Not a leak,
+  // which Node would warn of on stderr past ten.
+  process.stdout.setMaxListeners(0)
   return new StdioServerTransport(stdin, process.stdout, { maxBufferSize: 2 * MAX_LINE_BYTES })
 }

@@ -244,6 +244,51 @@ describe('shop-sandbox mcp over stdio, as a raw client sends', () => {
   })
 })
 
+describe('shop-sandbox mcp with a client slow to read', () => {
+  it('answers forty calls sent while it read nothing, with no warning on stderr but its first line', async () => {
+    const child = spawn(process.execPath, [bin, 'mcp'], { stdio: ['pipe', 'pipe', 'pipe'] })
+    let stderr = ''
+    child.stderr.setEncoding('utf8').on('data', (chunk: string) => (stderr += chunk))
+    const send = (message: object) => child.stdin.write(`${JSON.stringify(message)}\n`)
+    send({
+      jsonrpc: '2.0',
+      id: 0,
+      method: 'initialize',
+      params: {
+        protocolVersion: LATEST_PROTOCOL_VERSION,
+        capabilities: {},
+        clientInfo: { name: 'slow', version: '1' },
+      },
+    })
+    send({ jsonrpc: '2.0', method: 'notifications/initialized' })
+    // Each answer some 40 kB: the pipe fills, and every answer after waits for it to drain.
+    for (let id = 1; id <= 40; id++)
+      send({
+        jsonrpc: '2.0',
+        id,
+        method: 'tools/call',
+        params: { name: 'get_data', arguments: {} },
+      })
+    child.stdout.pause()
+    await new Promise((resolve) => setTimeout(resolve, 1500))
+    let buffer = ''
+    let answered = 0
+    child.stdout.setEncoding('utf8').on('data', (chunk: string) => {
+      buffer += chunk
+      for (let end = buffer.indexOf('\n'); end !== -1; end = buffer.indexOf('\n')) {
+        answered++
+        buffer = buffer.slice(end + 1)
+      }
+    })
+    child.stdout.resume()
+    while (answered < 41) await once(child.stdout, 'data')
+    child.stdin.end()
+    await once(child, 'exit')
+    // Node warned of a leak (MaxListenersExceededWarning) where the SDK waits for the pipe.
+    expect(stderr).toMatch(/^shop-sandbox mcp [^\n]*: serving a sandbox[^\n]*\n$/)
+  })
+})
+
 describe('the id of a message refused unread (topLevelId)', () => {
   it('is its top-level id, a string or a finite number, wherever it is written', () => {
     expect(topLevelId('{"jsonrpc":"2.0","id":12,"method":"ping"}')).toBe(12)
