@@ -106,7 +106,7 @@ export interface SeedSpec<S extends z.ZodObject = z.ZodObject> {
    * (`*generate(context) { … yield record }`) lets a server answer other requests while it
    * makes a large data set (a scenario's), between every 1,000 records.
    */
-  generate(context: SeedContext): Array<Omit<z.input<S>, 'id'>> | Iterable<Omit<z.input<S>, 'id'>>
+  generate(context: SeedContext): Iterable<Omit<z.input<S>, 'id'>>
 }
 
 /** Domain rules of a resource; every one optional. They see data, never a request. */
