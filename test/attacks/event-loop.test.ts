@@ -287,17 +287,11 @@ describe('a big GET /__sandbox/db is made in slices, one at a time, and sent a p
   it('the loop turns while the 16,000-record document is made; past four at once, 429', async () => {
     const { createSandbox } = await import('../../index.js')
     const sandbox = createSandbox({ users: 5000, products: 1000, orders: 10_000 })
-    let turns = 0
-    let running = true
-    const turn = () => {
-      turns++
-      if (running) setImmediate(turn)
-    }
-    setImmediate(turn)
-    const answers = await Promise.all(
-      Array.from({ length: 6 }, () => sandbox.fetch('/__sandbox/db', { headers: admin })),
+    const { result: answers, turns } = await turnsDuring(() =>
+      Promise.all(
+        Array.from({ length: 6 }, () => sandbox.fetch('/__sandbox/db', { headers: admin })),
+      ),
     )
-    running = false
     // Made before, one at a time: the loop turned once per document (each held it ~30 ms).
     expect(turns).toBeGreaterThanOrEqual(4 * 16)
     expect(answers.map((answer) => answer.status)).toEqual([200, 200, 200, 200, 429, 429])
@@ -360,19 +354,13 @@ describe('the first switch to a big scenario makes and indexes its data in slice
         }),
       ],
     })
-    let turns = 0
-    let running = true
-    const turn = () => {
-      turns++
-      if (running) setImmediate(turn)
-    }
-    setImmediate(turn)
-    const put = await sandbox.fetch('/__sandbox/scenario', {
-      method: 'PUT',
-      headers: json,
-      body: '{"name":"large"}',
-    })
-    running = false
+    const { result: put, turns } = await turnsDuring(() =>
+      sandbox.fetch('/__sandbox/scenario', {
+        method: 'PUT',
+        headers: json,
+        body: '{"name":"large"}',
+      }),
+    )
     expect(put.status).toBe(200)
     // Made in one piece before: the loop turned once or twice. Now every 1,000 records
     // generated, checked for unique keys and links, and indexed: at least 2 × 9.
@@ -382,3 +370,20 @@ describe('the first switch to a big scenario makes and indexes its data in slice
     expect(await db(sandbox)).toBe(await db(createSandbox({ seed: 4242, ...counts })))
   })
 })
+
+/** Runs `work`, counting the turns of the event loop meanwhile (one per `setImmediate`). */
+async function turnsDuring<T>(work: () => Promise<T>): Promise<{ result: T; turns: number }> {
+  let turns = 0
+  let running = true
+  const turn = () => {
+    turns++
+    if (running) setImmediate(turn)
+  }
+  setImmediate(turn)
+  try {
+    const result = await work()
+    return { result, turns }
+  } finally {
+    running = false
+  }
+}

@@ -1,3 +1,4 @@
+import type { ChildProcessWithoutNullStreams } from 'node:child_process'
 import { execFile, spawn } from 'node:child_process'
 import { once } from 'node:events'
 import { createServer } from 'node:http'
@@ -176,18 +177,7 @@ describe('shop-sandbox mcp over stdio, as a raw client sends', () => {
         buffer = buffer.slice(end + 1)
       }
     })
-    const send = (message: object) => child.stdin.write(`${JSON.stringify(message)}\n`)
-    send({
-      jsonrpc: '2.0',
-      id: 1,
-      method: 'initialize',
-      params: {
-        protocolVersion: LATEST_PROTOCOL_VERSION,
-        capabilities: {},
-        clientInfo: { name: 'raw', version: '1' },
-      },
-    })
-    send({ jsonrpc: '2.0', method: 'notifications/initialized' })
+    const send = initialized(child, 1, 'raw')
     const body = 'x'.repeat(MAX_LINE_BYTES + 1)
     send({
       jsonrpc: '2.0',
@@ -249,18 +239,7 @@ describe('shop-sandbox mcp with a client slow to read', () => {
     const child = spawn(process.execPath, [bin, 'mcp'], { stdio: ['pipe', 'pipe', 'pipe'] })
     let stderr = ''
     child.stderr.setEncoding('utf8').on('data', (chunk: string) => (stderr += chunk))
-    const send = (message: object) => child.stdin.write(`${JSON.stringify(message)}\n`)
-    send({
-      jsonrpc: '2.0',
-      id: 0,
-      method: 'initialize',
-      params: {
-        protocolVersion: LATEST_PROTOCOL_VERSION,
-        capabilities: {},
-        clientInfo: { name: 'slow', version: '1' },
-      },
-    })
-    send({ jsonrpc: '2.0', method: 'notifications/initialized' })
+    const send = initialized(child, 0, 'slow')
     // Each answer some 40 kB: the pipe fills, and every answer after waits for it to drain.
     for (let id = 1; id <= 40; id++)
       send({
@@ -288,6 +267,23 @@ describe('shop-sandbox mcp with a client slow to read', () => {
     expect(stderr).toMatch(/^shop-sandbox mcp [^\n]*: serving a sandbox[^\n]*\n$/)
   })
 })
+
+/** A raw client's `send` to `shop-sandbox mcp`, after its `initialize` (as `id`) and `initialized`. */
+function initialized(child: ChildProcessWithoutNullStreams, id: number, name: string) {
+  const send = (message: object) => child.stdin.write(`${JSON.stringify(message)}\n`)
+  send({
+    jsonrpc: '2.0',
+    id,
+    method: 'initialize',
+    params: {
+      protocolVersion: LATEST_PROTOCOL_VERSION,
+      capabilities: {},
+      clientInfo: { name, version: '1' },
+    },
+  })
+  send({ jsonrpc: '2.0', method: 'notifications/initialized' })
+  return send
+}
 
 describe('the id of a message refused unread (topLevelId)', () => {
   it('is its top-level id, a string or a finite number, wherever it is written', () => {
