@@ -7,6 +7,7 @@ import { tmpdir } from 'node:os'
 import { dirname, join } from 'node:path'
 import { promisify } from 'node:util'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { atATime } from '../support/at-a-time.js'
 import { chromiumPath } from '../support/browser.js'
 import type { Command, Project } from './recipes.js'
 import { docProjects, matchesExpected, repo } from './recipes.js'
@@ -26,6 +27,14 @@ const mswVersion = JSON.parse(
   readFileSync(join(repo, 'node_modules', 'msw', 'package.json'), 'utf8'),
 ).version as string
 const mswMajor = Number(mswVersion.split('.')[0])
+/** The first stack runs the msw of the repo's devDependencies; the second, msw 3. */
+const firstStack =
+  mswMajor ===
+  Number(
+    /\d+/.exec(
+      JSON.parse(readFileSync(join(repo, 'package.json'), 'utf8')).devDependencies.msw,
+    )![0],
+  )
 const projects = docProjects()
 let work = ''
 let tarball = ''
@@ -302,22 +311,56 @@ describe('every recipe of the README and docs/ runs as written, from the packed 
       ]),
     )
     expect(new Set(projects.map((project) => project.name)).size).toBe(projects.length)
+    // One kept to the first stack runs no msw of its own: no file of it imports msw or the
+    // sandbox, whose handlers would answer through the stack's msw.
+    for (const project of projects.filter(({ firstStackOnly }) => firstStackOnly))
+      for (const step of project.steps)
+        if (step.kind === 'file')
+          expect(step.content, `${project.name}: ${step.path}`).not.toMatch(
+            /from ['"](?:msw|shop-sandbox)(?:\/[\w/]+)?['"]/,
+          )
   })
 
   const folders = new Map<string, string>()
-  // Projects run one after another: each installs, builds or starts a server, on two CPUs that
-  // the rest of the suite shares. (Later projects may copy files of earlier ones.)
-  // A project for other msw majors is not this stack's (the page says which it is for).
-  for (const project of projects.filter(({ msw }) => !msw || msw.includes(mswMajor))) {
+  // Projects run two at a time: each installs, builds or starts a server, mostly one process at
+  // a time, and the machine has two cores (the consumer test runs beside this file, and the rest
+  // of the suite before both: vitest.config.ts). One that copies files of an earlier one starts
+  // once that one is done.
+  const twoAtATime = atATime(2)
+  const finished = new Map<string, Promise<void>>()
+  // A project for other msw majors is not this stack's (the page says which it is for). One
+  // where msw answers nothing (the CLI's server and curl) runs on the first stack only: the
+  // second stack's CLI is run by the consumer test and test/e2e.
+  const thisStack = (project: Project) =>
+    (!project.msw || project.msw.includes(mswMajor)) && (!project.firstStackOnly || firstStack)
+  for (const project of projects.filter(thisStack)) {
     const needsBrowser = project.browser === 'chromium' && !existsSync(chromiumPath)
     if (needsBrowser && process.env.SHOP_SANDBOX_REQUIRE_BROWSER)
       throw new Error(`Chromium not found at ${chromiumPath}; the docs' Playwright recipe needs it`)
     if (needsBrowser)
       console.warn(`\n⚠ ${project.name} SKIPPED: Chromium not found at ${chromiumPath}\n`)
-    it.skipIf(needsBrowser)(
+    let settle!: (error?: unknown) => void
+    const done = new Promise<void>((resolve, reject) => {
+      settle = (error) => (error === undefined ? resolve() : reject(error))
+    })
+    done.catch(() => {})
+    finished.set(project.name, done)
+    if (needsBrowser) settle()
+    ;(needsBrowser ? it.skip : it.concurrent)(
       `${project.name} (${project.page}:${project.line})`,
       async () => {
-        await runProject(project, folders)
+        for (const step of project.steps)
+          if (step.kind === 'copy')
+            await finished.get(step.from)?.catch(() => {
+              throw new Error(`${step.where}: copies from ${step.from}, which failed`)
+            })
+        try {
+          await twoAtATime(() => runProject(project, folders))
+          settle()
+        } catch (error) {
+          settle(error)
+          throw error
+        }
       },
       600_000,
     )

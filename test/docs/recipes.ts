@@ -9,7 +9,8 @@ import { fileURLToPath } from 'node:url'
  *
  * - `<!-- doc-project: name; package: {"type":"module"}; app: vite; msw: 2; browser: chromium -->`
  *   starts a fresh project (its package.json fields, an app of the reader's own that the page
- *   assumes, the msw majors it is for, a browser it needs);
+ *   assumes, the msw majors it is for, a browser it needs); `stacks: first (why)` runs it on the
+ *   first stack only, for a recipe where msw answers nothing (the CLI's server and curl);
  * - `<!-- doc: background until <url> answers -->` runs the next command block in the background;
  * - `<!-- doc-stop -->` stops what runs in the background;
  * - `<!-- doc-file: <path> from <project> -->` copies a file an earlier project wrote;
@@ -33,6 +34,8 @@ export interface Project {
   app?: string
   msw?: number[]
   browser?: string
+  /** Run on the first stack only: msw answers nothing in it (`stacks: first`). */
+  firstStackOnly?: boolean
   steps: Step[]
 }
 
@@ -194,6 +197,8 @@ export function docProjects(pages = docPages()): Project[] {
             else if (key === 'app') project.app = value.split(' ')[0]
             else if (key === 'msw') project.msw = value.split(',').map(Number)
             else if (key === 'browser') project.browser = value
+            else if (key === 'stacks' && value.split(' ')[0] === 'first')
+              project.firstStackOnly = true
             else throw new Error(`${where}: unknown project setting '${key}'`)
           }
           projects.push(project)
