@@ -226,6 +226,13 @@ const callInput = () =>
       sandbox: sandboxField(),
     })
     .superRefine((call, context) => {
+      // Two callers named: which one calls would be a guess.
+      if (call.as !== undefined && call.token !== undefined)
+        context.addIssue({
+          code: 'custom',
+          path: ['token'],
+          message: 'give as or token, not both',
+        })
       if (call.body !== undefined && (call.method === 'GET' || call.method === 'HEAD'))
         context.addIssue({
           code: 'custom',

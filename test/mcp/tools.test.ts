@@ -318,6 +318,11 @@ describe('shop-sandbox mcp, in process', () => {
         'path: must not hold a backslash',
       ],
       ['call_api', { method: 'GET', path: '/users', body: {} }, 'body: a GET request has no body'],
+      [
+        'call_api',
+        { method: 'GET', path: '/users', as: 'member', token: 'sandbox-admin-token' },
+        'token: give as or token, not both',
+      ],
       ['call_api', { method: 'GET', path: '/users', token: 'a b' }, 'token: must be a token'],
       [
         'call_api',
