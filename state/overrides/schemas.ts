@@ -264,8 +264,9 @@ export type OverrideInput = z.input<ReturnType<typeof overrideInputSchema>>
 export type ParsedOverride = z.output<ReturnType<typeof overrideInputSchema>>
 
 /**
- * An override validated as `POST /__sandbox/overrides` validates it, or a TypeError naming
- * each bad field after `prefix` (`Invalid override: response.status: must be from 200 to 599`).
+ * An override validated as `POST /__sandbox/overrides` validates it, as a copy of its own, or a
+ * TypeError naming each bad field after `prefix` (`Invalid override: response.status: must be
+ * from 200 to 599`).
  */
 export function parseOverride(input: unknown, prefix = 'Invalid override'): ParsedOverride {
   if (typeof input !== 'object' || input === null || Array.isArray(input))
@@ -275,6 +276,21 @@ export function parseOverride(input: unknown, prefix = 'Invalid override'): Pars
   // Checked before the schema walks it (recursively): as request bodies are (CONTRACT C3).
   if (jsonFootprint(input, MAX_DEPTH).tooDeep)
     throw new TypeError(`${prefix}: override: must not nest deeper than ${MAX_DEPTH} levels`)
+  // Checked as given, so each message names the caller's own field; then kept as a JSON copy,
+  // checked again: what the caller changes in its objects later is never answered unweighed.
+  const given = checkedOverride(input, prefix)
+  let copy: unknown
+  try {
+    copy = JSON.parse(JSON.stringify(given))
+  } catch (error) {
+    throw new TypeError(`${prefix}: override: must be JSON: ${(error as Error).message}`, {
+      cause: error,
+    })
+  }
+  return checkedOverride(copy, prefix)
+}
+
+function checkedOverride(input: unknown, prefix: string): ParsedOverride {
   const parsed = safeParseReporting(overrideInputSchema(), input)
   if (parsed.success) return parsed.data
   const problems = distinctIssues(parsed.error.issues).flatMap((issue) =>

@@ -221,6 +221,19 @@ describe('overrides are validated field by field (422 naming the field)', () => 
     expect(users.status).toBe(200)
     expect(users.body.data.list.length).toBeGreaterThan(0)
   })
+  it('sandbox.override() keeps a copy: what the caller changes afterwards is neither answered nor left unweighed', async () => {
+    const data = { list: ['kept'] as unknown[] }
+    const headers: Record<string, string> = { 'X-Stub': 'a' }
+    const made = sandbox.override({ path: '/stub', response: { status: 200, data, headers } })
+    data.list.push('x'.repeat(20_000_000))
+    headers['X-Evil'] = 'a\r\nSet-Cookie: x=1'
+    const reply = await call('GET', '/stub', { overridden: true })
+    expect(reply.status).toBe(200)
+    expect(reply.body.data).toEqual({ list: ['kept'] })
+    expect(reply.headers.get('x-stub')).toBe('a')
+    expect(reply.headers.get('x-evil')).toBeNull()
+    expect(sandbox.overrides).toEqual([made].map(({ remove: _, ...listed }) => listed))
+  })
 })
 
 describe('overrides match the paths the router accepts', () => {
