@@ -292,6 +292,21 @@ export function seedCatalog(
 }
 
 /** {@link seedCatalog}, yielding between slices of its work. */
+/** What the `onProgress` option threw inside a seeder's `progress` call: its own, not the seeder's. */
+class ReporterThrew extends Error {}
+
+/** `onProgress`, called from inside a seeder: what it throws is thrown as its own. */
+function reportThrough(
+  onProgress: ProgressReporter | undefined,
+  ...report: Parameters<ProgressReporter>
+) {
+  try {
+    onProgress?.(...report)
+  } catch (error) {
+    throw new ReporterThrew('onProgress threw', { cause: error })
+  }
+}
+
 function* seedingCatalog(
   catalog: Catalog,
   options: Readonly<Record<string, unknown>>,
@@ -320,9 +335,10 @@ function* seedingCatalog(
         count: counts[name]!,
         reference,
         data,
-        progress: (done) => onProgress?.('generating', offset + done, total),
+        progress: (done) => reportThrough(onProgress, 'generating', offset + done, total),
       })
     } catch (error) {
+      if (error instanceof ReporterThrew) throw error.cause
       throw new TypeError(
         `${name}.seed.generate threw: ${error instanceof Error ? error.message : String(error)}`,
         { cause: error },
@@ -441,6 +457,7 @@ function* checkingSeed(
       try {
         step = iterator.next()
       } catch (error) {
+        if (error instanceof ReporterThrew) throw error.cause
         throw new TypeError(
           `${where} threw: ${error instanceof Error ? error.message : String(error)}`,
           { cause: error },

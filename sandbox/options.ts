@@ -144,7 +144,7 @@ export function resolveOptions(options: SandboxOptions & { api: ApiDefinition })
   > & { config: Partial<RuntimeConfig>; openApiPath: string | false }
   return {
     ...landedRows,
-    ...seedOptions(catalog, given),
+    ...seedOptions(catalog, given, (options as { counts?: unknown }).counts),
     catalog,
     ...parseBaseUrl(valueOr(given, 'baseUrl')),
     openApiPath: openApiPath === false ? null : openApiPath,
@@ -156,10 +156,13 @@ export function resolveOptions(options: SandboxOptions & { api: ApiDefinition })
   }
 }
 
-/** The seed and every resource's count, from `counts` and the per-resource count options. */
-function seedOptions(catalog: Catalog, given: Record<string, unknown>) {
+/**
+ * The seed and every resource's count, from `counts` and the per-resource count options. Names
+ * are read from the `counts` given (`raw`): its schema's copy drops an own `__proto__`.
+ */
+function seedOptions(catalog: Catalog, given: Record<string, unknown>, raw: unknown) {
   const counts = (given.counts ?? {}) as Record<string, number>
-  for (const name of Object.keys(counts)) {
+  for (const name of Object.keys(raw ?? {})) {
     if (!catalog.names.includes(name))
       throw new OptionsError(
         'sandbox',

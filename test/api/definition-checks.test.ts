@@ -610,6 +610,39 @@ describe('definition-time checks: each misuse is a TypeError naming the resource
     ).toThrow('tags.seed.generate: must return a list of records (or yield them)')
   })
 
+  it("an onProgress that throws inside a seeder's progress call throws its own error, not the seeder's", () => {
+    const valid = (index: number) => ({
+      slug: `t-${index}`,
+      label: 'x',
+      createdAt: at,
+      updatedAt: at,
+    })
+    const onProgress = () => {
+      throw new RangeError('barboom')
+    }
+    type Context = { count: number; progress: (done: number) => void }
+    const seeders = [
+      ({ count, progress }: Context) =>
+        Array.from({ length: count }, (_, index) => (progress(index), valid(index))),
+      function* ({ count, progress }: Context) {
+        for (let index = 0; index < count; index++) {
+          progress(index)
+          yield valid(index)
+        }
+      },
+    ]
+    for (const generate of seeders) {
+      let thrown: unknown
+      try {
+        createSandbox({ resources: [broken({ seed: { count: 3, generate } })], onProgress })
+      } catch (error) {
+        thrown = error
+      }
+      expect(thrown).toBeInstanceOf(RangeError)
+      expect((thrown as Error).message).toBe('barboom')
+    }
+  })
+
   it('a seeder adding a key the schema lacks, or a value JSON cannot carry in an open field', () => {
     const valid = (index: number) => ({
       slug: `t-${index}`,
@@ -678,6 +711,10 @@ describe('definition-time checks: each misuse is a TypeError naming the resource
   it('counts of a resource that does not exist are refused', () => {
     expect(() => createSandbox({ counts: { ghosts: 3 } })).toThrow(
       'Invalid sandbox options: counts.ghosts: no resource named ghosts (resources: users, products, orders)',
+    )
+    // As JSON (a config file, MCP) gives it: an own __proto__, which the schema's copy drops.
+    expect(() => createSandbox({ counts: JSON.parse('{"__proto__": 3}') })).toThrow(
+      'Invalid sandbox options: counts.__proto__: no resource named __proto__ (resources: users, products, orders)',
     )
   })
 
