@@ -147,6 +147,10 @@ export function countsOf(
       throw new Error(
         `--counts ${value}: no resource named ${match[1]} (resources: ${names.join(', ')})`,
       )
+    if (Object.hasOwn(counts, match[1]!))
+      throw new Error(
+        `--counts ${value}: ${match[1]} is given twice (--counts ${match[1]}=${counts[match[1]!]}); give it once`,
+      )
     counts[match[1]!] = Number(match[2])
   }
   return counts

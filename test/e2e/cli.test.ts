@@ -437,6 +437,21 @@ export default [
       expect(counted.stderr.trim().split('\n')).toHaveLength(1)
       expect(counted.stderr).toContain(text)
     }
+    // A count given twice is refused, not the last one taken.
+    const twice = await cli(
+      '--port',
+      '0',
+      '--resources',
+      join(dir, 'tags.mjs'),
+      '--counts',
+      'tags=1',
+      '--counts',
+      'tags=2',
+    )
+    expect(twice.code).toBe(2)
+    expect(twice.stderr).toContain(
+      '--counts tags=2: tags is given twice (--counts tags=1); give it once',
+    )
   })
 
   it('--resources is repeatable; --api serves an API of your own (defineApi) instead of the shop', async () => {
