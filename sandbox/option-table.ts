@@ -13,6 +13,7 @@ import type { ScenarioDefinition } from '../state/scenarios.js'
 import type { Delay } from '../state/runtime-config.js'
 import { defaultRuntimeConfig, runtimeConfigPatchSchema } from '../state/runtime-config.js'
 import { flagOf } from '../contract/option-spec.js'
+import { timeoutsHelp } from '../server/timeouts.js'
 
 /**
  * Every option of the sandbox, the server and the command line, each declared once: its
@@ -336,9 +337,10 @@ export const optionTable = {
         requestMs: z.int().min(1).optional(),
         keepAliveMs: z.int().min(1).optional(),
         shutdownMs: z.int().min(0).optional(),
+        stalledMs: z.int().min(1).optional(),
       }),
     scope: 'server',
-    help: 'Milliseconds: headersMs (10000), requestMs (30000, else 408), keepAliveMs (5000), shutdownMs (5000)',
+    help: timeoutsHelp,
     defaultText: 'see each',
   }),
   log: option({

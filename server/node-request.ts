@@ -3,6 +3,7 @@ import { ApiError } from '../contract/api-error.js'
 import type { ApiRequest } from '../contract/exchange.js'
 import { concat } from '../contract/exchange.js'
 import { discardBody } from './respond.js'
+import { timeouts } from './timeouts.js'
 
 const LOCAL_HOST = 'sandbox.local'
 const LOCAL_ORIGIN = `http://${LOCAL_HOST}`
@@ -151,7 +152,14 @@ class NodeRequest implements ApiRequest {
  */
 export class BodyBudget {
   #held = 0
-  constructor(readonly bytes: number) {}
+  /**
+   * `stalledMs`: a counted answer whose client takes none of it for this long is cut
+   * ({@link holds}).
+   */
+  constructor(
+    readonly bytes: number,
+    readonly stalledMs = timeouts.stalledMs,
+  ) {}
   /** Takes `size` bytes if they fit; `first`: also if nothing else is held (one answer larger than all). */
   take(size: number, first = false): boolean {
     if (this.#held + size > this.bytes && !(first && this.#held === 0)) return false
@@ -168,12 +176,17 @@ export class BodyBudget {
    * its client does not read it: 100 clients asking for the `big` scenario's 8.5 MB data
    * document and reading nothing ran a 512 MB server out of memory. One answer larger than the
    * whole budget (the data document at 400,000 users, 70 MB, on a 512 MB heap) is still sent
-   * when it is the only one.
+   * when it is the only one. A client that takes none of it for {@link stalledMs} is cut: it
+   * would hold those bytes for as long as it stays, and one such answer larger than the budget
+   * would have every other large answer refused.
    */
   holds(bytes: number, res: ServerResponse): boolean {
     if (bytes < HELD_FROM) return true
     if (!this.take(bytes, true)) return false
     res.once('close', () => this.release(bytes))
+    // The socket's inactivity: no byte taken (nor sent) for that long. Node sets the socket's
+    // own timeouts again once the answer is done (keep-alive).
+    res.setTimeout(this.stalledMs, () => res.destroy())
     return true
   }
 }

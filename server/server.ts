@@ -153,6 +153,7 @@ export async function createApiSandboxServer(
   // large answers not yet sent (server/front/pipeline.ts).
   const bodies = new BodyBudget(
     inFlightBodyBytes ?? Math.min(128 * 1024 * 1024, Math.floor(heapShare() / 2)),
+    limits.stalledMs,
   )
   const recorder =
     record === undefined ? null : await Recorder.open(record, sandbox.options.limits.overrides)

@@ -8,6 +8,11 @@ export interface ServerTimeouts {
   keepAliveMs: number
   /** On close, requests still running after this are cut. */
   shutdownMs: number
+  /**
+   * A large answer whose client takes none of it for this long is cut (its connection closed):
+   * it would hold its bytes of the server's budget for as long as the client stays (C3).
+   */
+  stalledMs: number
 }
 
 /** The default timeouts. */
@@ -16,4 +21,19 @@ export const timeouts: Readonly<ServerTimeouts> = {
   requestMs: 30_000,
   keepAliveMs: 5_000,
   shutdownMs: 5_000,
+  stalledMs: 30_000,
 }
+
+/** What each timeout does when it runs out, where the option's help says more than its name. */
+const outcomes: Partial<Record<keyof ServerTimeouts, string>> = {
+  requestMs: 'else 408',
+  stalledMs: 'a large answer its client takes nothing of',
+}
+
+/** The `timeouts` option's help: each with its default, from {@link timeouts}. */
+export const timeoutsHelp = `Milliseconds: ${Object.entries(timeouts)
+  .map(([name, ms]) => {
+    const outcome = outcomes[name as keyof ServerTimeouts]
+    return `${name} (${ms}${outcome ? `, ${outcome}` : ''})`
+  })
+  .join(', ')}`

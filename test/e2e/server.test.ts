@@ -487,6 +487,39 @@ describe('C3: request bodies held in memory at once are bounded', () => {
   )
 })
 
+/**
+ * `GET /__sandbox/db` on a connection of its own: the answer's `head` (status line), then, if
+ * `reading`, the rest (`read` once all of it came).
+ */
+function askDb(port: number, reading: boolean) {
+  const socket = connect(port, '127.0.0.1')
+  socket.write(`GET /__sandbox/db HTTP/1.1\r\nHost: 127.0.0.1:${port}\r\n\r\n`)
+  let received = 0
+  let whole = Number.POSITIVE_INFINITY
+  let wholeAnswer: () => void
+  const read = new Promise<void>((resolve) => (wholeAnswer = resolve))
+  const head = new Promise<string>((resolve) => {
+    let text = ''
+    const onData = (chunk: Buffer) => {
+      received += chunk.byteLength
+      if (received >= whole) wholeAnswer()
+      if (whole !== Number.POSITIVE_INFINITY) return
+      text += chunk.toString('latin1')
+      const end = text.indexOf('\r\n\r\n')
+      if (end < 0) return
+      if (!reading) {
+        socket.off('data', onData)
+        socket.pause()
+      }
+      whole = end + 4 + Number(/content-length: (\d+)/i.exec(text)?.[1] ?? 0)
+      if (received >= whole) wholeAnswer()
+      resolve(text.slice(0, text.indexOf('\r\n')))
+    }
+    socket.on('data', onData)
+  })
+  return { socket, head, read }
+}
+
 describe('C3: large answers not yet read are bounded too', () => {
   it.each(['fast', 'msw'] as const)(
     'a client that does not read an 18 MB answer holds its bytes; past inFlightBodyBytes another is 429 / 42900; the bytes come back when it goes (transport %s)',
@@ -500,25 +533,7 @@ describe('C3: large answers not yet read are bounded too', () => {
         inFlightBodyBytes: 1024 * 1024,
       })
       const { port } = new URL(server.url)
-      /** `GET /__sandbox/db` on a connection of its own: the answer's head, then (if `read`) the rest. */
-      const ask = (read: boolean) => {
-        const socket = connect(Number(port), '127.0.0.1')
-        socket.write(`GET /__sandbox/db HTTP/1.1\r\nHost: 127.0.0.1:${port}\r\n\r\n`)
-        const head = new Promise<string>((resolve) => {
-          let text = ''
-          const onData = (chunk: Buffer) => {
-            text += chunk.toString('latin1')
-            if (!text.includes('\r\n\r\n')) return
-            if (!read) {
-              socket.off('data', onData)
-              socket.pause()
-            }
-            resolve(text.slice(0, text.indexOf('\r\n')))
-          }
-          socket.on('data', onData)
-        })
-        return { socket, head }
-      }
+      const ask = (read: boolean) => askDb(Number(port), read)
       try {
         // The answer alone is larger than the budget: sent, as the only one.
         const unread = ask(false)
@@ -532,6 +547,46 @@ describe('C3: large answers not yet read are bounded too', () => {
         const again = ask(true)
         expect(await again.head).toBe('HTTP/1.1 200 OK')
         again.socket.destroy()
+      } finally {
+        await server.close()
+      }
+    },
+    30_000,
+  )
+
+  it.each(['fast', 'msw'] as const)(
+    'a client that takes nothing of its answer for timeouts.stalledMs is cut, and its bytes come back (transport %s)',
+    async (transport) => {
+      const { createSandboxServer } = await import('../../node/index.js')
+      const server = await createSandboxServer({
+        port: 0,
+        transport,
+        users: 60_000,
+        inFlightBodyBytes: 1024 * 1024,
+        timeouts: { stalledMs: 1000 },
+      })
+      const port = Number(new URL(server.url).port)
+      try {
+        const unread = askDb(port, false)
+        expect(await unread.head).toBe('HTTP/1.1 200 OK')
+        const refused = askDb(port, true)
+        expect(await refused.head).toBe('HTTP/1.1 429 Too Many Requests')
+        refused.socket.destroy()
+        // The server cuts the connection that took nothing for a second (its client never goes,
+        // and never reads the cut), and the next large answer is sent.
+        const started = performance.now()
+        let again = askDb(port, true)
+        while ((await again.head) !== 'HTTP/1.1 200 OK') {
+          expect(await again.head).toBe('HTTP/1.1 429 Too Many Requests')
+          expect(performance.now() - started).toBeLessThan(10_000)
+          again.socket.destroy()
+          await new Promise((resolve) => setTimeout(resolve, 200))
+          again = askDb(port, true)
+        }
+        // A client that reads is not cut: the whole answer (~18 MB) comes, however long it takes.
+        await again.read
+        again.socket.destroy()
+        unread.socket.destroy()
       } finally {
         await server.close()
       }
