@@ -79,6 +79,8 @@ interface Scanner {
   /** Inputs of about `size` characters. */
   benign: (size: number) => string
   adversarial: Record<string, (size: number) => string>
+  /** The multiple of the benign cost an adversarial input may take, where not {@link FACTOR}. */
+  factor?: number
 }
 
 /** 1,000 overrides of 50 query conditions each, and 1,000 with body conditions. */
@@ -246,6 +248,10 @@ const scanners: Scanner[] = [
       'one unknown field of 1 MB': (size) => JSON.stringify({ [fill('token')(size - 10)]: 1 }),
       'many unknown fields': manyKeys,
     },
+    // 87,000 keys in one object: V8 alone parses it in ~70 ms (the benign list of items: ~14),
+    // and zod and URLSearchParams take ~0.5 µs a key more. Linear (the quarter check below),
+    // but ~15-25 times the benign cost on an idle machine: 212 against 185 allowed failed CI.
+    factor: 30,
   },
   {
     name: 'headers the pipeline reads (Prefer, X-Request-Id, Host, Origin)',
@@ -327,7 +333,7 @@ describe('every scanner of caller text is linear: 1 MB, benign against adversari
         expect(
           whole,
           `${pattern}: ${whole.toFixed(1)} ms against ${benign.toFixed(1)} ms benign`,
-        ).toBeLessThanOrEqual(FACTOR * benign + FLOOR_MS)
+        ).toBeLessThanOrEqual((scanner.factor ?? FACTOR) * benign + FLOOR_MS)
         const quarter = await cost(scanner.run, make(SIZE / 4))
         expect(
           quarter / LINEAR_SHARE + FLOOR_MS,
