@@ -291,7 +291,6 @@ export function seedCatalog(
   return whole(seedingCatalog(catalog, options, onProgress))
 }
 
-/** {@link seedCatalog}, yielding between slices of its work. */
 /** What the `onProgress` option threw inside a seeder's `progress` call: its own, not the seeder's. */
 class ReporterThrew extends Error {}
 
@@ -307,6 +306,7 @@ function reportThrough(
   }
 }
 
+/** {@link seedCatalog}, yielding between slices of its work. */
 function* seedingCatalog(
   catalog: Catalog,
   options: Readonly<Record<string, unknown>>,
