@@ -45,6 +45,9 @@ const tags = defineResource({
   },
 })
 
+/** A valid `tags` record, as a seeder returns it. */
+const valid = (index: number) => ({ slug: `t-${index}`, label: 'x', createdAt: at, updatedAt: at })
+
 /** `tags` with some fields replaced, past the types (as a JavaScript user would write it). */
 const broken = (changes: Record<string, unknown>) => ({ ...tags, ...changes }) as never
 
@@ -535,12 +538,6 @@ describe('definition-time checks: each misuse is a TypeError naming the resource
             Array.from({ length: count }, (_, i) => make(i)),
         },
       })
-    const valid = (index: number) => ({
-      slug: `t-${index}`,
-      label: 'x',
-      createdAt: at,
-      updatedAt: at,
-    })
     expect(() =>
       createSandbox({ resources: [generate((i) => ({ ...valid(i), slug: 'Not A Slug' }))] }),
     ).toThrow('tags.seed.generate: record 1: slug: must match')
@@ -553,12 +550,6 @@ describe('definition-time checks: each misuse is a TypeError naming the resource
   })
 
   it('a seeder may yield its records (a generator function), checked the same way', async () => {
-    const valid = (index: number) => ({
-      slug: `t-${index}`,
-      label: 'x',
-      createdAt: at,
-      updatedAt: at,
-    })
     const yielding = (make: (count: number) => Iterable<object>) =>
       broken({ seed: { count: 3, generate: ({ count }: { count: number }) => make(count) } })
     const sandbox = createSandbox({
@@ -611,12 +602,6 @@ describe('definition-time checks: each misuse is a TypeError naming the resource
   })
 
   it("an onProgress that throws inside a seeder's progress call throws its own error, not the seeder's", () => {
-    const valid = (index: number) => ({
-      slug: `t-${index}`,
-      label: 'x',
-      createdAt: at,
-      updatedAt: at,
-    })
     const onProgress = () => {
       throw new RangeError('barboom')
     }
@@ -644,12 +629,6 @@ describe('definition-time checks: each misuse is a TypeError naming the resource
   })
 
   it('a seeder adding a key the schema lacks, or a value JSON cannot carry in an open field', () => {
-    const valid = (index: number) => ({
-      slug: `t-${index}`,
-      label: 'x',
-      createdAt: at,
-      updatedAt: at,
-    })
     const seeded = (schema: z.ZodObject, make: (index: number) => object) =>
       broken({
         schema,

@@ -520,58 +520,57 @@ function askDb(port: number, reading: boolean) {
   return { socket, head, read }
 }
 
+/**
+ * A server of ~18 MB of data document (more than the kernel's socket buffers take off it) and a
+ * budget of 1 MB, with a client that asked for the document and reads none of it: the answer,
+ * alone larger than the budget, is sent as the only one, and another is 429.
+ */
+async function withUnreadAnswer(
+  transport: 'fast' | 'msw',
+  timeouts: { stalledMs?: number },
+  then: (port: number, unread: ReturnType<typeof askDb>) => Promise<void>,
+) {
+  const { createSandboxServer } = await import('../../node/index.js')
+  const server = await createSandboxServer({
+    port: 0,
+    transport,
+    users: 60_000,
+    inFlightBodyBytes: 1024 * 1024,
+    timeouts,
+  })
+  const port = Number(new URL(server.url).port)
+  try {
+    const unread = askDb(port, false)
+    expect(await unread.head).toBe('HTTP/1.1 200 OK')
+    const refused = askDb(port, true)
+    expect(await refused.head).toBe('HTTP/1.1 429 Too Many Requests')
+    refused.socket.destroy()
+    await then(port, unread)
+    unread.socket.destroy()
+  } finally {
+    await server.close()
+  }
+}
+
 describe('C3: large answers not yet read are bounded too', () => {
   it.each(['fast', 'msw'] as const)(
     'a client that does not read an 18 MB answer holds its bytes; past inFlightBodyBytes another is 429 / 42900; the bytes come back when it goes (transport %s)',
-    async (transport) => {
-      const { createSandboxServer } = await import('../../node/index.js')
-      const server = await createSandboxServer({
-        port: 0,
-        transport,
-        // ~18 MB of data document: more than the kernel's socket buffers take off the server.
-        users: 60_000,
-        inFlightBodyBytes: 1024 * 1024,
-      })
-      const { port } = new URL(server.url)
-      const ask = (read: boolean) => askDb(Number(port), read)
-      try {
-        // The answer alone is larger than the budget: sent, as the only one.
-        const unread = ask(false)
-        expect(await unread.head).toBe('HTTP/1.1 200 OK')
-        const refused = ask(true)
-        expect(await refused.head).toBe('HTTP/1.1 429 Too Many Requests')
-        refused.socket.destroy()
+    (transport) =>
+      withUnreadAnswer(transport, {}, async (port, unread) => {
         // The client that did not read goes away: its bytes come back.
         unread.socket.destroy()
         await new Promise((resolve) => setTimeout(resolve, 100))
-        const again = ask(true)
+        const again = askDb(port, true)
         expect(await again.head).toBe('HTTP/1.1 200 OK')
         again.socket.destroy()
-      } finally {
-        await server.close()
-      }
-    },
+      }),
     30_000,
   )
 
   it.each(['fast', 'msw'] as const)(
     'a client that takes nothing of its answer for timeouts.stalledMs is cut, and its bytes come back (transport %s)',
-    async (transport) => {
-      const { createSandboxServer } = await import('../../node/index.js')
-      const server = await createSandboxServer({
-        port: 0,
-        transport,
-        users: 60_000,
-        inFlightBodyBytes: 1024 * 1024,
-        timeouts: { stalledMs: 1000 },
-      })
-      const port = Number(new URL(server.url).port)
-      try {
-        const unread = askDb(port, false)
-        expect(await unread.head).toBe('HTTP/1.1 200 OK')
-        const refused = askDb(port, true)
-        expect(await refused.head).toBe('HTTP/1.1 429 Too Many Requests')
-        refused.socket.destroy()
+    (transport) =>
+      withUnreadAnswer(transport, { stalledMs: 1000 }, async (port) => {
         // The server cuts the connection that took nothing for a second (its client never goes,
         // and never reads the cut), and the next large answer is sent.
         const started = performance.now()
@@ -586,11 +585,7 @@ describe('C3: large answers not yet read are bounded too', () => {
         // A client that reads is not cut: the whole answer (~18 MB) comes, however long it takes.
         await again.read
         again.socket.destroy()
-        unread.socket.destroy()
-      } finally {
-        await server.close()
-      }
-    },
+      }),
     30_000,
   )
 })
