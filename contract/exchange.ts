@@ -3,7 +3,11 @@
  * provide, so the same pipeline serves MSW's handlers (browser and tests) and the Node server.
  */
 export interface ApiRequest {
-  /** Upper-case method, e.g. `GET`. */
+  /**
+   * The method as sent, case and all (RFC 9110: `patch` is not `PATCH`, so it gets 405). Fetch
+   * writes DELETE, GET, HEAD, OPTIONS, POST and PUT in capitals whatever case it was given (as a
+   * browser then sends them); any other method keeps its case.
+   */
   readonly method: string
   readonly url: URL
   /** A request header by lower-case name, or null. */
@@ -90,7 +94,7 @@ export function isPending(
 /** Adapts a Fetch API `Request` (what MSW hands its handlers). */
 export function fromFetchRequest(request: Request): ApiRequest {
   return {
-    method: request.method.toUpperCase(),
+    method: request.method,
     url: new URL(request.url),
     header: (name) => request.headers.get(name),
     headers: () => Object.fromEntries(request.headers),

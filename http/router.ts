@@ -98,9 +98,18 @@ export function allowHeader(route: Route<unknown>): string {
 
 /** The operation for a method, or a 405 / 40500 with `Allow`. HEAD is served by GET. */
 export function operationFor<Op>(route: Route<Op>, method: string): Op {
-  const operation = route.operations[(method === 'HEAD' ? 'GET' : method) as Method]
-  if (!operation) throw methodNotAllowed(route, method)
+  const operation = operationOf(route, method)
+  if (operation === null) throw methodNotAllowed(route, method)
   return operation
+}
+
+/**
+ * The operation for a method, or null. HEAD is served by GET. The method is taken as sent
+ * (case-sensitive, RFC 9110): `patch` or `constructor` names no operation.
+ */
+export function operationOf<Op>(route: Route<Op>, method: string): Op | null {
+  const name = method === 'HEAD' ? 'GET' : method
+  return Object.hasOwn(route.operations, name) ? (route.operations[name as Method] ?? null) : null
 }
 
 /** 405 / 40500 for a method a route does not take, with its `Allow` header. */

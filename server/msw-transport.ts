@@ -50,6 +50,10 @@ export async function mswFrameOf(
   const { getResponse } = await import('msw')
   return (req, res, url, next) => {
     const method = req.method ?? 'GET'
+    // A method not in capitals (`delete`, `patch`: ones Node's parser leaves to the server):
+    // Fetch would make `delete` DELETE, but methods are case-sensitive, so the pipeline answers
+    // it as it is (405), as the lean transport does.
+    if (method !== method.toUpperCase()) return next()
     const hasBody = method !== 'GET' && method !== 'HEAD'
     // Past the budget, the answer is 429 at once; MSW's handler sees the body cut off, and its
     // answer (later) is not written.

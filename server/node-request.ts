@@ -128,7 +128,7 @@ class NodeRequest implements ApiRequest {
     readonly budget: BodyBudget,
     readonly requestId: string | undefined,
   ) {
-    this.method = (req.method ?? 'GET').toUpperCase()
+    this.method = req.method ?? 'GET'
   }
 
   header(name: string): string | null {

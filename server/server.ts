@@ -1,4 +1,4 @@
-import type { IncomingMessage, Server } from 'node:http'
+import type { IncomingMessage, Server, ServerResponse } from 'node:http'
 import { createServer, STATUS_CODES } from 'node:http'
 import type { AddressInfo, Socket } from 'node:net'
 import type { Duplex } from 'node:stream'
@@ -24,7 +24,7 @@ import { proxyTo } from './proxy.js'
 import { Recorder } from './record.js'
 import { requestLog } from './request-log.js'
 import { timeouts } from './timeouts.js'
-import { unknownMethodExchange } from './unknown-method.js'
+import { bodilessExchange, unknownMethodExchange } from './unknown-method.js'
 
 export type { ServerTimeouts } from './timeouts.js'
 export { timeouts } from './timeouts.js'
@@ -39,7 +39,7 @@ export type SandboxServerOptions<A extends ApiDefinition = ApiDefinition> = Sand
 
 /**
  * Answers what never reaches a request listener, on the raw socket, and closes it: a request
- * that took too long (408), bytes that are not HTTP (400), a `CONNECT` (404: the sandbox is
+ * that took too long (408), bytes that are not HTTP (400), a `CONNECT` to a host (404: the sandbox is
  * no proxy). Every answer but the bare 408 is the contract's envelope.
  */
 function answerRaw(socket: Duplex, answer: 'timeout' | ApiError): void {
@@ -214,28 +214,36 @@ export async function createApiSandboxServer(
   // Sockets whose request of an unknown method is being answered: the parser's later errors on
   // them (the bytes after that request) are not answered again.
   const answering = new WeakSet<Duplex>()
+  const answerOnce = (
+    socket: Duplex,
+    { req, res }: { req: IncomingMessage; res: ServerResponse },
+  ) => {
+    answering.add(socket)
+    res.once('finish', () => {
+      res.detachSocket(socket as Socket)
+      closeWith(socket, '')
+    })
+    listener(req, res)
+  }
   server.on('clientError', (error: NodeJS.ErrnoException, socket: Duplex) => {
     if (answering.has(socket)) return
     const unknownMethod = unknownMethodExchange(error, socket)
-    if (unknownMethod) {
-      answering.add(socket)
-      unknownMethod.res.once('finish', () => {
-        unknownMethod.res.detachSocket(socket as Socket)
-        closeWith(socket, '')
-      })
-      listener(unknownMethod.req, unknownMethod.res)
-    } else if (error.code === 'ECONNRESET') socket.destroy()
+    if (unknownMethod) answerOnce(socket, unknownMethod)
+    else if (error.code === 'ECONNRESET') socket.destroy()
     else if (error.code === 'ERR_HTTP_REQUEST_TIMEOUT') answerRaw(socket, 'timeout')
     else answerRaw(socket, ApiError.of('invalidParameter', 'malformed HTTP request'))
   })
-  // CONNECT is no request of the API: refused by the Host check first, as every request is.
-  server.on('connect', (req: IncomingMessage, socket: Duplex) =>
+  // CONNECT to a path (`CONNECT /users/1`) is a method its route does not take: 405 with
+  // `Allow`, as any other (B2). To a host (`CONNECT example.com:443`) it asks for a tunnel,
+  // and the sandbox is no proxy: refused by the Host check first, as every request is, else 404.
+  server.on('connect', (req: IncomingMessage, socket: Duplex) => {
+    if (req.url?.startsWith('/')) return answerOnce(socket, bodilessExchange(req, socket))
     answerRaw(
       socket,
       listening.hosts(req.headers.host) ??
         ApiError.of('notFound', `no route for CONNECT ${req.url?.slice(0, 100)}`),
-    ),
-  )
+    )
+  })
   try {
     await new Promise<void>((resolve, reject) => {
       server.once('error', reject)

@@ -47,26 +47,32 @@ export function unknownMethodExchange(
     headers[key] = key in headers ? `${headers[key]}, ${value}` : value
   }
   const req = new IncomingMessage(socket as Socket)
-  req.method = normalized(line[1]!)
   req.url = line[2]!
   req.httpVersionMajor = 1
   req.httpVersionMinor = Number(line[3])
   req.httpVersion = `1.${line[3]}`
   req.headers = headers
   req.rawHeaders = rawHeaders
-  req.complete = true
-  req.push(null)
+  // As sent: methods are case-sensitive (RFC 9110), so `delete` is no DELETE and gets 405.
+  req.method = line[1]!
+  return bodilessExchange(req, socket)
+}
+
+/**
+ * A request read outside Node's flow (an unknown method, a `CONNECT`) as a request without a
+ * body and its response on `socket`, answered once on a connection closed after it: whatever
+ * follows its head is not read as HTTP.
+ */
+export function bodilessExchange(
+  req: IncomingMessage,
+  socket: Duplex,
+): { req: IncomingMessage; res: ServerResponse } {
+  if (!req.complete) {
+    req.complete = true
+    req.push(null)
+  }
   const res = new ServerResponse(req)
   res.shouldKeepAlive = false
   res.assignSocket(socket as Socket)
   return { req, res }
-}
-
-/** Methods Fetch writes in capitals whatever their case (`get` is GET), as MSW's handlers see them. */
-const FETCH_NORMALIZED = new Set(['DELETE', 'GET', 'HEAD', 'OPTIONS', 'POST', 'PUT'])
-
-/** A method as Fetch's `new Request()` normalizes it, so the server answers it as in process. */
-function normalized(method: string): string {
-  const upper = method.toUpperCase()
-  return FETCH_NORMALIZED.has(upper) ? upper : method
 }

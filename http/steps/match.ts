@@ -1,7 +1,7 @@
 import { noContent } from '../../contract/envelope.js'
 import type { Step } from '../compose.js'
 import type { Answer, Context } from '../context.js'
-import { allowHeader } from '../router.js'
+import { allowHeader, operationOf } from '../router.js'
 
 /**
  * The route (CONTRACT B2): the route the path matches and its operation for the method. A
@@ -16,8 +16,7 @@ export const match: Step<Context, Answer> = {
     c.match = found
     if (found === null) return next(c)
     if (c.request.method === 'OPTIONS') return noContent({ allow: allowHeader(found.route) })
-    const method = c.request.method === 'HEAD' ? 'GET' : c.request.method
-    c.operation = found.route.operations[method as keyof typeof found.route.operations] ?? null
+    c.operation = operationOf(found.route, c.request.method)
     return next(c)
   },
 }

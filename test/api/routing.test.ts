@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest'
 import { MEMBER } from '../support/client.js'
-import { useInProcessSandbox } from '../support/in-process.js'
+import { API, useInProcessSandbox } from '../support/in-process.js'
 
 const { call, sandbox } = useInProcessSandbox()
 
@@ -229,6 +229,32 @@ describe('routing and the order of checks (CONTRACT B2, B4)', () => {
     expect((await call('GET', '/users/5?_method=DELETE')).status).toBe(200)
     expect((await call('GET', '/users/5')).status).toBe(200)
     expect((await call('GET', '/users?action=delete')).body.data.total).toBe(before)
+  })
+
+  it('a method is case-sensitive (RFC 9110): `patch` is no PATCH, 405 with Allow', async () => {
+    // Through msw's own getResponse: msw 3's interceptor sends such a method to the network
+    // before any handler sees it (docs/reference/api.md).
+    const { getResponse } = await import('msw')
+    const before = sandbox.db.users.get(1)
+    const answer = await getResponse(
+      sandbox.handlers,
+      new Request(`${API}/users/1`, {
+        method: 'patch',
+        headers: {
+          authorization: 'Bearer sandbox-admin-token',
+          'content-type': 'application/json',
+        },
+        body: JSON.stringify({ name: 'changed' }),
+      }),
+    )
+    expect(answer?.status).toBe(405)
+    expect(answer?.headers.get('allow')).toBe('GET, PUT, PATCH, DELETE')
+    expect(await answer?.json()).toEqual({
+      code: 40500,
+      message: 'patch is not allowed on /users/{user_id}; allowed: GET, PUT, PATCH, DELETE',
+      data: null,
+    })
+    expect(sandbox.db.users.get(1)).toEqual(before)
   })
 
   it('HEAD answers like GET without a body', async () => {

@@ -139,10 +139,34 @@ describe.each(['fast', 'msw'] as const)('bytes on the wire (--transport %s)', (t
     const nowhere = await text(['PURGE /nowhere HTTP/1.1', 'Host: 127.0.0.1'])
     expect(nowhere).toMatch(/^HTTP\/1\.1 404 /)
     expect(bodyOf(nowhere).code).toBe(40400)
-    // A method in lower case is read as Fetch reads it, as the in-process handlers see it.
-    const lower = await text(['get /users/1 HTTP/1.1', 'Host: 127.0.0.1', admin])
-    expect(lower).toMatch(/^HTTP\/1\.1 200 /)
-    expect(bodyOf(lower).data.id).toBe(1)
+    // Methods are case-sensitive (RFC 9110): `delete` deletes nothing, `patch` with its body
+    // is no PATCH (it was read as one, its body lost: 400 "the body is empty"), a method named
+    // like an object's property names no operation.
+    for (const [method, extra] of [
+      ['delete', []],
+      ['get', []],
+      ['patch', ['Content-Type: application/json', 'Content-Length: 2', '', '{}']],
+      ['constructor', []],
+      ['__proto__', []],
+    ] as const) {
+      const lower = await text([`${method} /users/3 HTTP/1.1`, 'Host: 127.0.0.1', admin, ...extra])
+      expect(lower).toMatch(/^HTTP\/1\.1 405 /)
+      expect(lower).toMatch(/\r\nallow: GET, PUT, PATCH, DELETE\r\n/i)
+      expect(bodyOf(lower)).toMatchObject({ code: 40500, data: null })
+    }
+    const kept = await fetch(`${server.url}/users/3`, {
+      headers: { authorization: 'Bearer sandbox-admin-token' },
+    })
+    expect(kept.status).toBe(200)
+    // CONNECT to a path is a method its route does not take; to a host, a tunnel: 404.
+    const connectTo = await text(['CONNECT /users/1 HTTP/1.1', 'Host: 127.0.0.1', admin])
+    expect(connectTo).toMatch(/^HTTP\/1\.1 405 /)
+    expect(connectTo).toMatch(/\r\nallow: GET, PUT, PATCH, DELETE\r\n/i)
+    expect(bodyOf(connectTo).code).toBe(40500)
+    const tunnel = await text(['CONNECT example.com:443 HTTP/1.1', 'Host: 127.0.0.1'])
+    expect(tunnel).toMatch(/^HTTP\/1\.1 404 /)
+    expect(bodyOf(tunnel).code).toBe(40400)
+    expect(await text(['CONNECT /users/1 HTTP/1.1', 'Host: evil.test'])).toMatch(/^HTTP\/1\.1 403 /)
     // The Host check first, as for any request; a head HTTP does not allow stays a 400.
     expect(await text(['FOO /users HTTP/1.1', 'Host: evil.test'])).toMatch(/^HTTP\/1\.1 403 /)
     const broken = await text(['FOO /users HTTP/1.1', 'Host: 127.0.0.1', 'Bad Header: x'])
