@@ -48,6 +48,30 @@ export function segmentMatcher(path: string): (segments: readonly string[] | nul
   }
 }
 
+/**
+ * How close a request path's segments come to an override's path (near misses, CONTRACT C2):
+ * a point for each segment in the same place that it matches (`{name}` matches any), one less
+ * for each segment more or fewer, and a fraction for the shared start of the first segment that
+ * differs (`avatr` is nearer `avatar` than `banner`). Linear in the two paths.
+ */
+export function pathCloseness(path: string, segments: readonly string[] | null): number {
+  const template = pathSegments(path) ?? []
+  if (segments === null) return -template.length
+  let score = -Math.abs(template.length - segments.length)
+  let partial = 0
+  for (let index = 0; index < Math.min(template.length, segments.length); index++) {
+    const wanted = template[index]!
+    const given = segments[index]!
+    if (wanted === given || /^\{\w+\}$/.test(wanted)) score++
+    else if (partial === 0) {
+      let shared = 0
+      while (shared < wanted.length && wanted[shared] === given[shared]) shared++
+      partial = shared / (Math.max(wanted.length, given.length) + 1)
+    }
+  }
+  return score + partial
+}
+
 /** {@link segmentMatcher} for one path at a time (the journal's filter). */
 export function pathMatcher(path: string): (candidate: string) => boolean {
   const matches = segmentMatcher(path)

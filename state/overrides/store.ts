@@ -3,7 +3,7 @@ import type { OverrideLimits } from '../limits.js'
 import { limitFlag } from '../limits.js'
 import type { MatchRequest, NearMiss, Stored } from './matching.js'
 import { conditions, firstFailure, NEEDS_BODY, prepareCondition } from './matching.js'
-import { pathSegments, segmentMatcher } from './paths.js'
+import { pathCloseness, pathSegments, segmentMatcher } from './paths.js'
 import type { Override, OverrideResponse, ParsedOverride } from './schemas.js'
 import { overrideMethods } from './schemas.js'
 
@@ -180,11 +180,13 @@ export class Overrides {
 
   /**
    * The override a request came closest to matching and the first condition it failed (CONTRACT
-   * C2's near misses): the one that passed the most conditions, the newest on a tie. Null when
-   * the sandbox has no overrides.
+   * C2's near misses): the one that passed the most conditions; on a tie, the one whose path
+   * is closest to the request's ({@link pathCloseness}), then the newest. Null when the sandbox
+   * has no overrides.
    */
   nearMiss(request: MatchRequest): NearMiss | null {
-    let best: { stored: Stored; passed: number; reason: string } | null = null
+    let best: { stored: Stored; passed: number; reason: string; closeness: number } | null = null
+    const segments = pathSegments(request.path)
     for (let index = this.#list.length - 1; index >= 0; index--) {
       const stored = this.#list[index]!
       const checks = conditions(stored, request, null)
@@ -196,7 +198,10 @@ export class Overrides {
         else reason ??= failed === NEEDS_BODY ? 'body' : failed
       }
       if (reason === null) continue
-      if (!best || passed > best.passed) best = { stored, passed, reason }
+      if (best && passed < best.passed) continue
+      const closeness = pathCloseness(stored.path, segments)
+      if (!best || passed > best.passed || closeness > best.closeness)
+        best = { stored, passed, reason, closeness }
     }
     return best && { overrideId: best.stored.id, reason: best.reason }
   }

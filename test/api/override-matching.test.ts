@@ -140,6 +140,23 @@ describe.each(modes)('scenarios (CONTRACT C2), %s', (_, client, reset) => {
       { overrideId: id, reason: 'headers.x-client' },
     ])
   })
+
+  it('a near miss among overrides that fail on the same condition: the closest path, not the newest', async () => {
+    const stub = (path: string) =>
+      override({ path, response: { status: 200 } }).then((added) => added.body.data.id as number)
+    const avatar = await stub('/users/{user_id}/avatar')
+    await stub('/users/{user_id}/banner')
+    await stub('/zzz')
+    const miss = await call('GET', '/users/3/avatr')
+    expect(miss.status).toBe(404)
+    expect(miss.body.message).toContain(`the closest override (${avatar}) did not match on path`)
+    // Nearer in shape: the same number of segments, in the same places.
+    const reports = await stub('/reports/{report_id}')
+    await stub('/zzz/yyy/xxx/www')
+    expect((await call('GET', '/reports/7/x')).body.message).toContain(
+      `the closest override (${reports}) did not match on path`,
+    )
+  })
 })
 
 describe('the same in code, typed', () => {
