@@ -1,4 +1,5 @@
 import type { Target } from './target.js'
+import { codes as genericCodes } from '../contract/codes.js'
 
 // eslint-disable-next-line @typescript-eslint/no-explicit-any -- walking a JSON document
 type Json = Record<string, any>
@@ -101,6 +102,10 @@ export async function describeApi(
       }
     }
   }
+  // The codes every API the sandbox serves shares (405 / 40500 is on no operation of the
+  // document, a proxy's 502 only with --proxy), where the document's examples gave none.
+  for (const generic of Object.values(genericCodes))
+    if (generic.code !== 0 && !codes.has(generic.code)) codes.set(generic.code, { ...generic })
   const structured = {
     title: api.title,
     basePath: api.basePath,

@@ -290,9 +290,18 @@ export const tools: readonly Tool[] = [
         body === undefined ? undefined : JSON.stringify(body),
       )
       const shown = sent.length > 300 ? `${sent.slice(0, 300)}…` : sent
+      // The text tells what the structured result does, for agents that read only the text:
+      // the status, each header as HTTP writes it, a blank line, the body.
+      const head =
+        answer.status === 0
+          ? `no answer to ${method} ${shown}: the connection was dropped (a drop override or dropRate does this on purpose)`
+          : [
+              `${answer.status} for ${method} ${shown}`,
+              ...Object.entries(answer.headers).map(([name, value]) => `${name}: ${value}`),
+            ].join('\n')
       return {
         structured: { status: answer.status, headers: answer.headers, body: bodyOf(answer) },
-        text: clipped(`${answer.status} for ${method} ${shown}\n${answer.text}`),
+        text: clipped(`${head}\n\n${answer.text}`),
       }
     },
   },

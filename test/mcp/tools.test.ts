@@ -69,6 +69,13 @@ describe('shop-sandbox mcp, in process', () => {
       expect.objectContaining({ method: 'POST', path: '/users/{user_id}/orders' }),
     )
     expect(structured.codes).toContainEqual(expect.objectContaining({ code: 40100, status: 401 }))
+    // Every code of CONTRACT B5, 405 / 40500 too (no operation of the OpenAPI document has it).
+    const b5 = [40000, 40001, 40002, 40003, 40004, 40100, 40101, 40102, 40300, 40400, 40500]
+    b5.push(40901, 40902, 41300, 41500, 42200, 42900, 50000, 50300)
+    expect(structured.codes.map(({ code }: { code: number }) => code)).toEqual(
+      expect.arrayContaining(b5),
+    )
+    expect(text).toContain('- 40500 (405): method not allowed')
     expect(structured.tokens.map((token: { token: string }) => token.token)).toEqual([
       'sandbox-admin-token',
       'sandbox-member-token',
@@ -84,7 +91,10 @@ describe('shop-sandbox mcp, in process', () => {
     expect(admin.structured.status).toBe(200)
     expect(admin.structured.headers['content-type']).toContain('application/json')
     expect(admin.structured.body).toMatchObject({ code: 0, message: 'success', data: { id: 3 } })
-    expect(admin.text).toMatch(/^200 for GET \/users\/3\n\{"code":0/)
+    // The text says what the structured result does: status, headers, a blank line, the body.
+    expect(admin.text).toMatch(/^200 for GET \/users\/3\n(?:[\w-]+: .*\n)+\n\{"code":0/)
+    expect(admin.text).toContain('\ncontent-type: application/json; charset=utf-8\n')
+    expect(admin.text).toMatch(/\nx-request-id: [\w-]+\n/)
 
     const member = await call('call_api', { method: 'GET', path: '/users/3', as: 'member' })
     expect(member.isError).toBe(false) // a 4xx is an answer, not a failed call
@@ -94,6 +104,7 @@ describe('shop-sandbox mcp, in process', () => {
     const anonymous = await call('call_api', { method: 'GET', path: '/products', as: 'anonymous' })
     expect(anonymous.structured.status).toBe(401)
     expect(anonymous.structured.headers['www-authenticate']).toBe('Bearer')
+    expect(anonymous.text).toContain('\nwww-authenticate: Bearer\n')
 
     const session = await call('call_api', {
       method: 'POST',
@@ -199,6 +210,13 @@ describe('shop-sandbox mcp, in process', () => {
     expect(entries.map((entry) => entry.status)).toEqual([503, 200])
     expect(entries[0]).toMatchObject({ overrideId: id })
     expect(entries[1]!.overrideId).toBeUndefined()
+
+    // A dropped connection has no answer, and the text says so.
+    await call('add_override', { path: '/products/5', times: 1, response: { drop: true } })
+    const dropped = await call('call_api', { method: 'GET', path: '/products/5' })
+    expect(dropped.isError).toBe(false)
+    expect(dropped.structured.status).toBe(0)
+    expect(dropped.text).toMatch(/^no answer to GET \/products\/5: the connection was dropped/)
 
     // A stub for a route the API lacks: a request that misses it is a 404 naming the near miss.
     const stub = await call('add_override', {
@@ -447,7 +465,7 @@ describe('shop-sandbox mcp, in process', () => {
     expect(answer.structured.cut).toMatch(/characters of structured content, more than \d+/)
     expect(JSON.stringify(answer.structured).length).toBeLessThan(MAX_STRUCTURED)
     expect(answer.text.length).toBeLessThan(MAX_TEXT + 200)
-    expect(answer.text).toMatch(/^200 for GET \/products\/1\n\{"code":0/)
+    expect(answer.text).toMatch(/^200 for GET \/products\/1\n(?:[\w-]+: .*\n)+\n\{"code":0/)
   })
 
   it('keeps C3’s bounds: an oversized body is the API’s 413, a huge answer is cut', async () => {
