@@ -6,6 +6,9 @@
  */
 
 import { ADMIN_TOKEN, MEMBER_TOKEN } from './shop/accounts.js'
+import type { ShopStore } from './shop/index.js'
+import type { ScenarioDefinition } from './state/scenarios.js'
+import { defineScenario as defineScenarioOf } from './state/scenarios.js'
 
 export { ADMIN_TOKEN, MEMBER_TOKEN }
 export { ApiError } from './contract/api-error.js'
@@ -23,7 +26,6 @@ export type {
   ScenarioSummary,
   SeedData,
 } from './state/scenarios.js'
-export { defineScenario } from './state/scenarios.js'
 export type { Row } from './db/table.js'
 export { Store } from './db/store.js'
 export { Table } from './db/table.js'
@@ -84,3 +86,22 @@ export type { Override, OverrideInput } from './state/overrides/index.js'
 export type { Delay, RuntimeConfig, RuntimeConfigInput } from './state/runtime-config.js'
 export type { UnhandledStrategy } from './sandbox/unhandled.js'
 export { openApiDocument } from './shop/defaults.js'
+
+/**
+ * Declares a scenario (CONTRACT C5), `db` typed as the shop's (`db.products`); for an API of
+ * your own, name its store (`defineScenario<MyStore>(…)`) or reach a table by name
+ * (`db.table<Row>('name')`). Checked when a sandbox is made: a TypeError names the scenario
+ * and the field.
+ *
+ * @example
+ * const soldOut = defineScenario({
+ *   name: 'sold-out',
+ *   description: 'Every product out of stock',
+ *   data: (db) => {
+ *     for (const product of db.products.all()) db.products.replace({ ...product, stock: 0 })
+ *   },
+ * })
+ */
+export const defineScenario: <Db = ShopStore>(
+  scenario: ScenarioDefinition<Db>,
+) => ScenarioDefinition<Db> = defineScenarioOf

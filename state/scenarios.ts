@@ -55,17 +55,8 @@ export interface ScenarioDefinition<Db = Store> {
 }
 
 /**
- * Declares a scenario (CONTRACT C5). Checked when a sandbox is made: a TypeError names the
- * scenario and the field.
- *
- * @example
- * const soldOut = defineScenario({
- *   name: 'sold-out',
- *   description: 'Every product out of stock',
- *   data: (db) => {
- *     for (const product of db.products.all()) db.products.replace({ ...product, stock: 0 })
- *   },
- * })
+ * Declares a scenario (CONTRACT C5) of any API: `db` is a {@link Store} unless `Db` says
+ * more. The package exports it with the shop's store as the default (index.ts).
  */
 export function defineScenario<Db = Store>(
   scenario: ScenarioDefinition<Db>,

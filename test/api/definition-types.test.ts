@@ -1,9 +1,10 @@
-import { describe, expectTypeOf, it } from 'vitest'
+import { describe, expect, expectTypeOf, it } from 'vitest'
 import * as z from 'zod'
 import type { Order, Product, User } from '../../index.js'
 import {
   createSandbox,
   defineApi,
+  defineScenario,
   defineResource,
   idSchema,
   readOnly,
@@ -189,5 +190,25 @@ describe('the data of a sandbox is typed exactly', () => {
       // @ts-expect-error: no table of that name
       void shop.db.tags
     })
+  })
+})
+
+describe('a scenario of the shop is typed with its tables', () => {
+  it('defineScenario’s own example compiles under strict and does what it says', () => {
+    const soldOut = defineScenario({
+      name: 'sold-out',
+      description: 'Every product out of stock',
+      data: (db) => {
+        expectTypeOf(db.products.get(1)).toEqualTypeOf<Product | undefined>()
+        for (const product of db.products.all()) db.products.replace({ ...product, stock: 0 })
+        // @ts-expect-error the shop has no such table
+        void db.invoices
+      },
+    })
+    const sandbox = createSandbox({ scenarios: [soldOut], scenario: 'sold-out' })
+    expect(sandbox.db.products.all().map((product) => product.stock)).toEqual(
+      sandbox.db.products.all().map(() => 0),
+    )
+    expect(sandbox.db.products.size).toBeGreaterThan(0)
   })
 })
