@@ -134,7 +134,7 @@ export const journalQuery = once((): QuerySchema => ({
   path: {
     schema: z
       .string()
-      .startsWith('/', { error: 'must start with /' })
+      .regex(/^\//, { error: 'must start with /' })
       .max(MAX_PATH, { error: `must be at most ${MAX_PATH} characters` }),
     read: (raw) => raw,
     problem: (raw) =>
@@ -152,6 +152,20 @@ export const journalQuery = once((): QuerySchema => ({
     description: 'asc (default): oldest first; desc: newest first.',
   },
 }))
+
+/**
+ * `sandbox.requests()`'s filter: the journal's filters as values, checked as the control API
+ * checks them (a filter of a typo would match nothing, and a test expecting none would pass).
+ */
+export const journalFilterSchema = once(() => {
+  const { method, path, status, order } = journalQuery()
+  return z.strictObject({
+    method: method!.schema.optional(),
+    path: path!.schema.optional(),
+    status: status!.schema.optional(),
+    order: order!.schema.optional(),
+  })
+})
 
 const compiled = new WeakMap<Catalog, Router<ControlOperation>>()
 

@@ -9,7 +9,7 @@ import { freezeDocument } from '../db/store.js'
 import type { ApiDefinition } from '../resources/api.js'
 import type { AnyResourceDefinition, Named } from '../resources/define.js'
 import { apiRoutes } from '../http/routes.js'
-import { handleControl } from '../http/control.js'
+import { handleControl, journalFilterSchema } from '../http/control.js'
 import type { ApiRequest, ApiResponse } from '../contract/exchange.js'
 import { fromFetchRequest } from '../contract/exchange.js'
 import type { PipelineHost } from '../http/pipeline.js'
@@ -306,7 +306,16 @@ export function createApiSandbox<
       }
       return { ...main.configure(parsed.data) }
     },
-    requests: (filter) => (filter ? main.journal.matching(filter) : main.journal.entries()),
+    requests(filter) {
+      if (filter === undefined) return main.journal.entries()
+      const parsed = safeParseReporting(journalFilterSchema(), filter)
+      if (!parsed.success) {
+        throw new TypeError(
+          `Invalid requests filter: ${parsed.error.issues.map((issue) => describeIssue(issue, 'filter')).join('; ')}`,
+        )
+      }
+      return main.journal.matching(parsed.data as JournalFilter)
+    },
     override(input) {
       const stored = addOverride(main, parseOverride(input, 'Invalid override'))
       return { ...stored, remove: () => main.overrides.remove(stored.id) }

@@ -187,4 +187,19 @@ describe('the same in code, typed', () => {
     expect(retry.remove()).toBe(true)
     expect((await ask()).status).toBe(200)
   })
+
+  it('requests() refuses a filter the control API refuses, naming it (a typo matched nothing)', async () => {
+    await inProcess.fetch('https://api.shop.test/users/4', {
+      headers: { authorization: 'Bearer sandbox-admin-token' },
+    })
+    expect(inProcess.requests({ path: '/users/{user_id}', method: 'GET' })).toHaveLength(1)
+    expect(() => inProcess.requests({ path: 'users/{user_id}' })).toThrow(
+      'Invalid requests filter: path: must start with /',
+    )
+    expect(() => inProcess.requests({ status: 'x' as unknown as number })).toThrow(
+      /filter: status: /,
+    )
+    expect(() => inProcess.requests({ order: 'newest' as 'desc' })).toThrow(/filter: order: /)
+    expect(() => inProcess.requests({ methd: 'GET' } as never)).toThrow(/methd/)
+  })
 })
