@@ -5,12 +5,16 @@ import {
   CallToolRequestSchema,
   ListResourcesRequestSchema,
   ListToolsRequestSchema,
+  McpError,
   ReadResourceRequestSchema,
 } from '@modelcontextprotocol/sdk/types.js'
 import { describeApi, openApiOf } from './describe.js'
 import { lineGuard, MAX_LINE_BYTES, refuseLine } from './stdio.js'
 import type { Target } from './target.js'
 import { callTool, inputJsonSchema, tools } from './tools.js'
+
+/** JSON-RPC error code of `resources/read` for an unknown URI (MCP specification, Resources). */
+const RESOURCE_NOT_FOUND = -32002
 
 /** The resources the server offers for context: the OpenAPI document and a reference page. */
 const resources = [
@@ -106,7 +110,9 @@ export async function serveMcp(
           { uri, mimeType: 'text/markdown', text: (await describeApi(target, control)).markdown },
         ],
       }
-    throw new Error(
+    // The MCP specification's code for a resource that is not there (the SDK names none).
+    throw new McpError(
+      RESOURCE_NOT_FOUND,
       `no resource ${uri.slice(0, 200)} (resources: ${resources.map((one) => one.uri).join(', ')})`,
     )
   }

@@ -494,8 +494,10 @@ describe('shop-sandbox mcp, in process', () => {
     expect(Object.keys(document.paths)).toContain('/users/{user_id}/orders')
     const reference = await client.readResource({ uri: 'shop-sandbox://reference.md' })
     expect((reference.contents[0] as { text: string }).text).toMatch(/^# .+ \(shop-sandbox\)/)
-    await expect(client.readResource({ uri: 'shop-sandbox://secrets' })).rejects.toThrow(
-      /no resource shop-sandbox:\/\/secrets/,
-    )
+    // The MCP specification's "resource not found", -32002.
+    await expect(client.readResource({ uri: 'shop-sandbox://secrets' })).rejects.toMatchObject({
+      code: -32002,
+      message: expect.stringMatching(/no resource shop-sandbox:\/\/secrets/),
+    })
   })
 })
