@@ -94,47 +94,101 @@ function callProblem({ method, params }: { method?: unknown; params?: unknown })
  * as a top-level member), or null: so a message refused unread is answered to its caller. Linear.
  */
 export function topLevelId(text: string): string | number | null {
-  let depth = 0
-  for (let index = 0; index < text.length; index++) {
-    const char = text.charCodeAt(index)
-    if (char === 123 /* { */ || char === 91 /* [ */) depth++
-    else if (char === 125 /* } */ || char === 93 /* ] */) depth--
-    else if (char === 34 /* " */) {
-      const start = index
-      index = stringEnd(text, index)
-      if (depth !== 1 || index - start !== 3 || !text.startsWith('"id"', start)) continue
-      let at = spacesEnd(text, index + 1)
-      if (text[at] !== ':') continue
-      at = spacesEnd(text, at + 1)
-      let end = at
-      if (text[at] === '"') end = stringEnd(text, at) + 1
-      else while (end < text.length && /[-+.\deE]/.test(text[end]!)) end++
-      try {
-        const id: unknown = JSON.parse(text.slice(at, end))
-        return typeof id === 'string' || (typeof id === 'number' && Number.isFinite(id)) ? id : null
-      } catch {
-        return null
+  const scanner = new TopLevelId()
+  scanner.feed(Buffer.from(text, 'utf8'))
+  return scanner.end()
+}
+
+/** Bytes of a top-level id's value kept while it is read: more, and it is no id worth telling. */
+const MAX_ID_BYTES = 256
+
+/**
+ * {@link topLevelId} over a message's bytes as they come, so a message too long to keep (past
+ * {@link MAX_LINE_BYTES}, dropped as it streams by) is still answered to its id: the SDK's
+ * client waits a minute for an answer with `id: null` before it gives up. The first top-level
+ * `id` member decides. Holds a few counters and at most {@link MAX_ID_BYTES}; JSON's
+ * structural characters are ASCII, which no byte of a multi-byte UTF-8 character is.
+ */
+export class TopLevelId {
+  #found: string | number | null = null
+  #done = false
+  #depth = 0
+  #inString = false
+  #escaped = false
+  /** The first bytes of the string being read at depth 1, and how long it is. */
+  #key = ''
+  #keyLength = 0
+  /** After a top-level `"id"`: its colon, then its value. */
+  #state: 'none' | 'key' | 'colon' | 'value' = 'none'
+  #value: number[] = []
+
+  feed(bytes: Uint8Array): void {
+    for (let index = 0; index < bytes.length && !this.#done; index++) this.#byte(bytes[index]!)
+  }
+
+  /** The id, once the message's bytes are all fed. */
+  end(): string | number | null {
+    if (this.#state === 'value' && !this.#done) this.#settle()
+    return this.#found
+  }
+
+  #byte(byte: number): void {
+    if (this.#state === 'value') {
+      const quoted = (this.#value.length === 0 ? byte : this.#value[0]) === 34 /* " */
+      if (quoted || /[-+.\deE]/.test(String.fromCharCode(byte))) {
+        this.#value.push(byte)
+        if (this.#value.length > MAX_ID_BYTES) this.#done = true
+        else if (quoted && byte === 34 && this.#value.length > 1 && !this.#escaped) this.#settle()
+        this.#escaped = quoted && byte === 92 && !this.#escaped
+        return
       }
+      return this.#settle()
+    }
+    if (this.#inString) {
+      if (this.#escaped) this.#escaped = false
+      else if (byte === 92 /* \\ */) {
+        this.#escaped = true
+        this.#keyLength = Number.POSITIVE_INFINITY
+      } else if (byte === 34 /* " */) {
+        this.#inString = false
+        const isId = this.#depth === 1 && this.#keyLength === 2 && this.#key === 'id'
+        this.#state = isId ? 'key' : 'none'
+      } else if (this.#depth === 1) {
+        if (this.#keyLength < 2) this.#key += String.fromCharCode(byte)
+        this.#keyLength++
+      }
+      return
+    }
+    const space = byte === 32 || byte === 9 || byte === 10 || byte === 13
+    if (this.#state === 'key') {
+      if (space) return
+      this.#state = byte === 58 /* : */ ? 'colon' : 'none'
+      if (this.#state === 'colon') return
+    } else if (this.#state === 'colon') {
+      if (space) return
+      this.#state = 'value'
+      return this.#byte(byte)
+    }
+    if (byte === 123 /* { */ || byte === 91 /* [ */) this.#depth++
+    else if (byte === 125 /* } */ || byte === 93 /* ] */) this.#depth--
+    else if (byte === 34 /* " */) {
+      this.#inString = true
+      this.#key = ''
+      this.#keyLength = 0
     }
   }
-  return null
-}
 
-/** Where the JSON whitespace from `start` ends. */
-function spacesEnd(text: string, start: number): number {
-  let index = start
-  while (index < text.length && ' \t\r\n'.includes(text[index]!)) index++
-  return index
-}
-
-/** Where the JSON string opened at `start` closes (or the text's end). */
-function stringEnd(text: string, start: number): number {
-  for (let index = start + 1; index < text.length; index++) {
-    const char = text.charCodeAt(index)
-    if (char === 92 /* \\ */) index++
-    else if (char === 34 /* " */) return index
+  /** Reads the value kept: the id when it is a string or a finite number. */
+  #settle(): void {
+    this.#done = true
+    try {
+      const id: unknown = JSON.parse(Buffer.from(this.#value).toString('utf8'))
+      if (typeof id === 'string' || (typeof id === 'number' && Number.isFinite(id)))
+        this.#found = id
+    } catch {
+      // Not a string or a number: no id to tell.
+    }
   }
-  return text.length
 }
 
 /**
@@ -148,8 +202,8 @@ export function lineGuard(
   refused: (refusal: LineRefusal) => void,
   limit = MAX_LINE_BYTES,
 ): Readable {
-  const tooLong = (bytes: number): LineRefusal => ({
-    id: null,
+  const tooLong = (bytes: number, id: TopLevelId): LineRefusal => ({
+    id: id.end(),
     code: -32600,
     message: `message of ${bytes} bytes and more refused: at most ${limit} bytes per message`,
   })
@@ -161,24 +215,36 @@ export function lineGuard(
   let pending: Buffer[] = []
   let size = 0
   let dropping = 0
+  // A line past the limit: its id, read from its bytes as they go by (kept, then dropped).
+  let id = new TopLevelId()
+  const overflowing = (piece: Buffer) => {
+    for (const kept of pending) id.feed(kept)
+    id.feed(piece)
+  }
   const guard = new Transform({
     transform(chunk: Buffer, _encoding, done) {
       let start = 0
       for (let newline = chunk.indexOf(10); newline !== -1; newline = chunk.indexOf(10, start)) {
         const piece = chunk.subarray(start, newline + 1)
         if (dropping > 0) {
-          refused(tooLong(dropping + piece.length))
+          id.feed(piece)
+          refused(tooLong(dropping + piece.length, id))
           dropping = 0
         } else if (size + piece.length > limit) {
-          refused(tooLong(size + piece.length))
+          overflowing(piece)
+          refused(tooLong(size + piece.length, id))
         } else pass(Buffer.concat([...pending, piece]))
         pending = []
         size = 0
+        id = new TopLevelId()
         start = newline + 1
       }
       const rest = chunk.subarray(start)
-      if (dropping > 0) dropping += rest.length
-      else if (size + rest.length > limit) {
+      if (dropping > 0) {
+        dropping += rest.length
+        id.feed(rest)
+      } else if (size + rest.length > limit) {
+        overflowing(rest)
         dropping = size + rest.length
         pending = []
         size = 0
