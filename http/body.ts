@@ -101,6 +101,7 @@ export async function readJsonBody(
   request: Pick<ApiRequest, 'header' | 'readBody'>,
   limit = BODY_LIMIT,
   seen?: { bytes?: number; body?: unknown; bodyText?: string },
+  admit?: (bytes: number) => void,
 ): Promise<unknown> {
   const declared = request.header('content-length')
   const tooLarge = () =>
@@ -128,6 +129,8 @@ export async function readJsonBody(
   }
   if (bytes.byteLength === 0)
     throw ApiError.of('malformedJson', 'malformed JSON body: the body is empty')
+  // Read, not yet decoded or parsed: what it becomes may be refused room here (it throws).
+  admit?.(bytes.byteLength)
   // A body larger than an API request's (a data document, up to 8 MB) gives the event loop
   // back between decoding, the depth check and parsing, ~10, ~20 and ~50 ms at 8 MB (C3).
   const large = bytes.byteLength > BODY_LIMIT

@@ -13,8 +13,15 @@ import type { ScenarioSet } from '../state/scenarios.js'
 export interface ControlContext extends ControlHost {
   request: ApiRequest
   instance: SandboxInstance
-  /** Reads the JSON body; given `seen`, its size (and the body) are written there. */
-  readJson(limit?: number, seen?: { bytes?: number; body?: unknown }): Promise<unknown>
+  /**
+   * Reads the JSON body; given `seen`, its size (and the body) are written there; `admit` is
+   * told its size once read, before it is parsed, and may refuse it by throwing.
+   */
+  readJson(
+    limit?: number,
+    seen?: { bytes?: number; body?: unknown },
+    admit?: (bytes: number) => void,
+  ): Promise<unknown>
 }
 
 /** What the control API needs of the sandbox that serves it. */

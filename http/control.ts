@@ -6,6 +6,7 @@ import type { Catalog } from '../resources/catalog.js'
 import type { Row } from '../resources/define.js'
 import { isAdmin } from './auth.js'
 import { checkSnapshotSliced, documentSchemas } from '../resources/document.js'
+import { documentRoom } from '../resources/seed.js'
 import { inSlices, inTurn, LARGE_TEXTS_AT_ONCE, SLICE } from '../db/progress.js'
 import type { QuerySchema } from '../resources/query.js'
 import { integerQuery, pagingSchema, parseQuery } from '../resources/query.js'
@@ -373,12 +374,25 @@ function controlRoutes(catalog: Catalog): Route<ControlOperation>[] {
           },
           async run({ instance, readJson }) {
             const seen: { bytes?: number } = {}
-            const body = await readJson(instance.limits.maxDocumentBytes, seen)
-            const check = await checkSnapshotSliced(catalog, unwrapped(body))
-            if (!check.ok) throw ApiError.invalid([check.problem])
-            // Frozen and indexed in slices too: replacing then takes no time (C3).
-            const ready = await inSlices(instance.store.preparing(check.document, SLICE))
-            instance.replaceData(ready, seen.bytes ?? 0)
+            // Read, parsed, checked and indexed with room taken for what it becomes (C3).
+            let release: (() => void) | null = null
+            try {
+              const body = await readJson(instance.limits.maxDocumentBytes, seen, (bytes) => {
+                release = documentRoom(bytes)
+                if (release === null)
+                  throw ApiError.of(
+                    'rateLimited',
+                    'too many data documents are being read at once for the memory there is; retry shortly',
+                  )
+              })
+              const check = await checkSnapshotSliced(catalog, unwrapped(body))
+              if (!check.ok) throw ApiError.invalid([check.problem])
+              // Frozen and indexed in slices too: replacing then takes no time (C3).
+              const ready = await inSlices(instance.store.preparing(check.document, SLICE))
+              instance.replaceData(ready, seen.bytes ?? 0)
+            } finally {
+              ;(release as (() => void) | null)?.()
+            }
             await madeDurable(instance)
             return success(counts(instance))
           },
@@ -609,7 +623,7 @@ export function handleControl(
       ...host,
       request,
       instance,
-      readJson: (limit, seen) => readJsonBody(request, limit, seen),
+      readJson: (limit, seen, admit) => readJsonBody(request, limit, seen, admit),
     }),
   )
 }

@@ -154,6 +154,39 @@ const WEIGHED_FROM = 10_000
  */
 export const SEED_SHARE = 0.6
 
+/**
+ * Times its size a data document's text takes in memory once read, parsed, checked and indexed
+ * (its text, the parsed records, the checked copies the store keeps): a data file read, a
+ * `PUT /__sandbox/db` (a 7.7 MB document of orders peaked at ~43 MB, 2026-11-28).
+ */
+export const READ_FACTOR = 5
+
+/** Estimated bytes of the data documents being read at once in this process ({@link documentRoom}). */
+let documentsReading = 0
+
+/**
+ * Takes room for reading a data document of `bytes` (its text, ~{@link READ_FACTOR} times that
+ * once parsed and checked) beside those being read already, within {@link SEED_SHARE} of the
+ * heap's free room: a release function, or null when it does not fit now (the one document
+ * read alone is always let through; its size is bounded by `maxDocumentBytes`). The bytes of
+ * bodies in flight are counted as they arrive; this counts what they become: 32 clients each
+ * sending a valid 7.7 MB document ran a 512 MB server out of memory, eight of them parsed and
+ * checked side by side.
+ */
+export function documentRoom(bytes: number): (() => void) | null {
+  const weight = bytes * READ_FACTOR
+  const room = heapRoom()
+  if (documentsReading > 0 && room !== undefined && documentsReading + weight > room * SEED_SHARE)
+    return null
+  documentsReading += weight
+  let released = false
+  return () => {
+    if (released) return
+    released = true
+    documentsReading -= weight
+  }
+}
+
 /** Records of each resource a sample weighs (see {@link recordBytes}). */
 const SAMPLE = 200
 /** Bytes one record of each resource takes, by jsonFootprint, from a small generated sample. */

@@ -6,7 +6,7 @@ import type { ProgressReporter } from '../../db/progress.js'
 import type { Snapshot, Store, StoreChange } from '../../db/store.js'
 import type { Catalog } from '../../resources/catalog.js'
 import { checkSnapshot, unknownKey } from '../../resources/document.js'
-import { heapRoom, heapShareProblem, SEED_SHARE } from '../../resources/seed.js'
+import { heapRoom, heapShareProblem, READ_FACTOR, SEED_SHARE } from '../../resources/seed.js'
 import type { Persistence, PersistenceStatus } from '../../state/instance.js'
 import { realTarget } from './atomic.js'
 import { cannot, DataFileError, reasonOf } from './errors.js'
@@ -536,12 +536,6 @@ export class DataFile implements Persistence {
     this.#print(`shop-sandbox: ${this.path} was edited on disk: loaded`)
   }
 }
-
-/**
- * Times its size a data file's text takes in memory once read, parsed, checked and indexed
- * (its text, the parsed records, the checked copies the store keeps).
- */
-const READ_FACTOR = 5
 
 /**
  * The largest data file there is room to read now: ~{@link READ_FACTOR} times its size within
