@@ -282,7 +282,7 @@ function controlRoutes(catalog: Catalog): Route<ControlOperation>[] {
             success: { status: 204, data: null },
           },
           async run({ instance }) {
-            instance.reset()
+            await instance.inOrder(() => instance.reset())
             await madeDurable(instance)
             return noContent()
           },
@@ -385,11 +385,14 @@ function controlRoutes(catalog: Catalog): Route<ControlOperation>[] {
                     'too many data documents are being read at once for the memory there is; retry shortly',
                   )
               })
-              const check = await checkSnapshotSliced(catalog, unwrapped(body))
-              if (!check.ok) throw ApiError.invalid([check.problem])
-              // Frozen and indexed in slices too: replacing then takes no time (C3).
-              const ready = await inSlices(instance.store.preparing(check.document, SLICE))
-              instance.replaceData(ready, seen.bytes ?? 0)
+              await instance.replacing(async (turn) => {
+                const check = await checkSnapshotSliced(catalog, unwrapped(body))
+                if (!check.ok) throw ApiError.invalid([check.problem])
+                // Frozen and indexed in slices too: replacing then takes no time (C3).
+                const ready = await inSlices(instance.store.preparing(check.document, SLICE))
+                await turn()
+                instance.replaceData(ready, seen.bytes ?? 0)
+              })
             } finally {
               ;(release as (() => void) | null)?.()
             }
@@ -404,7 +407,7 @@ function controlRoutes(catalog: Catalog): Route<ControlOperation>[] {
             success: { status: 204, data: null },
           },
           async run({ instance }) {
-            instance.resetData()
+            await instance.inOrder(() => instance.resetData())
             await madeDurable(instance)
             return noContent()
           },

@@ -114,11 +114,16 @@ export function scenarioRoutes(): Route<ControlOperation>[] {
               readOnly: [],
             })
             const scenario = scenarios.named(name)
-            // Made and indexed in slices on first use (C3), then restored at once.
-            await scenario.prepared()
-            instance.useScenario(scenario)
+            const now = await instance.replacing(async (turn) => {
+              // Made and indexed in slices on first use (C3), then restored at once, in its
+              // turn: after the switches and resets asked for before it.
+              await scenario.prepared()
+              await turn()
+              instance.useScenario(scenario)
+              return current(instance)
+            })
             await madeDurable(instance)
-            return success(current(instance))
+            return success(now)
           },
         },
       },
@@ -135,7 +140,7 @@ export function scenarioRoutes(): Route<ControlOperation>[] {
             success: { status: 204, data: null },
           },
           async run({ instance }) {
-            instance.reset()
+            await instance.inOrder(() => instance.reset())
             await madeDurable(instance)
             return noContent()
           },

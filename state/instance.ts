@@ -187,6 +187,36 @@ export class SandboxInstance {
     this.#fullAt = 0
   }
 
+  /** The last replacement of this sandbox's data asked for: the next waits for it. */
+  #replacing: Promise<void> = Promise.resolve()
+
+  /**
+   * Runs `work`, a replacement of the whole data (a scenario switch, a document, a reset), and
+   * lets it apply (`turn()` resolves) only once every replacement asked for before it has:
+   * they apply in the order they were asked for, whatever each takes to prepare. A switch to
+   * `big` (its data made in ~1.4 s) asked for before one to `empty` used to apply after it,
+   * over a write acknowledged in between.
+   */
+  async replacing<T>(work: (turn: () => Promise<void>) => Promise<T>): Promise<T> {
+    const before = this.#replacing
+    let done!: () => void
+    this.#replacing = new Promise((resolve) => (done = resolve))
+    try {
+      return await work(() => before)
+    } finally {
+      // Its turn passes on once it applied or failed, and not before the one ahead of it did.
+      void before.then(done)
+    }
+  }
+
+  /** Replaces the data at once (a reset), in its turn ({@link replacing}). */
+  inOrder(replace: () => void): Promise<void> {
+    return this.replacing(async (turn) => {
+      await turn()
+      replace()
+    })
+  }
+
   /** Back to its scenario's data: sessions end and the random streams restart. */
   resetData(): void {
     this.#written = 0

@@ -328,3 +328,73 @@ describe('scenarios in code', () => {
       expect(() => createSandbox({ scenarios: [scenario] as never })).toThrow(message)
   })
 })
+
+describe('switches and resets apply in the order they were asked for', () => {
+  // A scenario whose data are made on first use, in slices (a few hundred ms), and one that is
+  // ready at once: the slow switch, asked for first, used to apply last, over the fast one and
+  // over a write acknowledged after it.
+  const many = () =>
+    defineScenario({
+      name: 'many',
+      description: 'Many users, made on first use',
+      data: { seed: 424242, counts: { users: 8000, products: 30, orders: 100 } },
+    })
+  const orderModes: Array<[string, () => Promise<{ fetch: typeof fetch; close(): unknown }>]> = [
+    [
+      'in code',
+      async () => {
+        const sandbox = createSandbox({ baseUrl: 'https://api.shop.test', scenarios: [many()] })
+        const ask: typeof fetch = (input, init) =>
+          sandbox.fetch(`https://api.shop.test${String(input)}`, init)
+        return { fetch: ask, close: () => undefined }
+      },
+    ],
+    [
+      'over HTTP',
+      async () => {
+        const server = await createSandboxServer({ port: 0, scenarios: [many()] })
+        const ask: typeof fetch = (input, init) => fetch(`${server.url}${String(input)}`, init)
+        return { fetch: ask, close: () => server.close() }
+      },
+    ],
+  ]
+  it.each(orderModes)(
+    '%s: a slow switch, then a fast one, then a write: the write is kept',
+    async (_, open) => {
+      const { fetch: ask, close } = await open()
+      try {
+        const headers = {
+          'content-type': 'application/json',
+          authorization: 'Bearer sandbox-admin-token',
+          'x-sandbox-id': 'in-order',
+        }
+        const use = (name: string) =>
+          ask('/__sandbox/scenario', { method: 'PUT', headers, body: JSON.stringify({ name }) })
+        const slow = use('many')
+        const fast = await use('empty')
+        expect(fast.status).toBe(200)
+        expect((await fast.json()).data.scenario.name).toBe('empty')
+        const created = await ask('/users', {
+          method: 'POST',
+          headers,
+          body: JSON.stringify({ name: 'kept', email: 'kept@example.com' }),
+        })
+        expect(created.status).toBe(201)
+        const { id } = (await created.json()).data
+        expect((await slow).status).toBe(200)
+        const info = (await (await ask('/__sandbox', { headers })).json()).data
+        expect(info.scenario).toBe('empty')
+        expect((await ask(`/users/${id}`, { headers })).status).toBe(200)
+        // A reset asked for after a slow switch applies after it too.
+        const slowAgain = use('many')
+        const reset = await ask('/__sandbox/reset', { method: 'POST', headers })
+        expect(reset.status).toBe(204)
+        expect((await slowAgain).status).toBe(200)
+        expect((await (await ask('/__sandbox', { headers })).json()).data.scenario).toBe('many')
+      } finally {
+        await close()
+      }
+    },
+    30_000,
+  )
+})
