@@ -1,4 +1,5 @@
 import { jsonFootprint } from '../../contract/json-size.js'
+import { deepFreeze } from '../../db/row.js'
 import type { OverrideLimits } from '../limits.js'
 import { limitFlag } from '../limits.js'
 import type { MatchRequest, NearMiss, Stored } from './matching.js'
@@ -70,6 +71,10 @@ export class Overrides {
       )
     }
     prepareCondition(input.body)
+    // Frozen: what `override()` and `overrides` hand out shares these objects, and a status of
+    // 1000 or a header set on them afterwards was answered unchecked (500 / 50000).
+    for (const part of [input.query, input.headers, input.body, input.response, input.responses])
+      deepFreeze(part)
     const stored: Stored = {
       id: this.#nextId++,
       ...(input.method ? { method: input.method } : {}),

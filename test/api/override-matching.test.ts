@@ -188,6 +188,18 @@ describe('the same in code, typed', () => {
     expect((await ask()).status).toBe(200)
   })
 
+  it('the override handed out cannot be changed behind the checks (a status of 1000 was a 500)', async () => {
+    const stub = inProcess.override({ path: '/r1', response: { status: 200, data: { a: 1 } } })
+    const response = stub.response as { status: number; headers?: Record<string, string> }
+    expect(() => (response.status = 1000)).toThrow(TypeError)
+    expect(() => (response.headers = { 'Content-Length': '1' })).toThrow(TypeError)
+    const listed = inProcess.overrides[0]!.response as { data: { a: number } }
+    expect(() => (listed.data.a = 2)).toThrow(TypeError)
+    const answer = await inProcess.fetch('https://api.shop.test/r1')
+    expect(answer.status).toBe(200)
+    expect(await answer.json()).toEqual({ code: 0, message: 'success', data: { a: 1 } })
+  })
+
   it('requests() refuses a filter the control API refuses, naming it (a typo matched nothing)', async () => {
     await inProcess.fetch('https://api.shop.test/users/4', {
       headers: { authorization: 'Bearer sandbox-admin-token' },
