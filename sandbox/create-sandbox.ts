@@ -1,5 +1,6 @@
 import type { HttpHandler } from 'msw'
 import { describeIssue, safeParseReporting } from '../contract/issues.js'
+import { clip } from '../contract/params.js'
 import { OptionsError } from '../contract/option-spec.js'
 import type { Snapshot } from '../db/store.js'
 import { checkSnapshot } from '../resources/document.js'
@@ -10,6 +11,7 @@ import type { ApiDefinition } from '../resources/api.js'
 import type { AnyResourceDefinition, Named } from '../resources/define.js'
 import { apiRoutes } from '../http/routes.js'
 import { handleControl, journalFilterSchema } from '../http/control.js'
+import { sandboxIdProblem } from '../http/steps/sandbox.js'
 import type { ApiRequest, ApiResponse } from '../contract/exchange.js'
 import { fromFetchRequest } from '../contract/exchange.js'
 import type { PipelineHost } from '../http/pipeline.js'
@@ -298,6 +300,16 @@ export function createApiSandbox<
       return { ...main.config }
     },
     configure(changes) {
+      // A field it does not know, `__proto__` too (JSON.parse gives it as an own key, and zod's
+      // copy drops it), is refused as PATCH /__sandbox/config refuses it: not dropped silently.
+      if (typeof changes === 'object' && changes !== null && !Array.isArray(changes)) {
+        const known = Object.keys(runtimeConfigPatchSchema().shape)
+        const unknown = Object.keys(changes).filter((key) => !known.includes(key))
+        if (unknown.length > 0)
+          throw new TypeError(
+            `Invalid settings: ${unknown.map((key) => `${clip(key)}: is not a known field`).join('; ')}`,
+          )
+      }
       const parsed = safeParseReporting(runtimeConfigPatchSchema(), changes)
       if (!parsed.success) {
         throw new TypeError(
@@ -323,7 +335,12 @@ export function createApiSandbox<
     get overrides() {
       return main.overrides.list()
     },
-    instance: (name = null) => registry.get(name),
+    instance(name = null) {
+      // The names X-Sandbox-Id may give, as over HTTP.
+      const problem = name === null ? null : sandboxIdProblem(name)
+      if (problem) throw new TypeError(`Invalid sandbox name: ${problem}`)
+      return registry.get(name)
+    },
   }
   answers.set(sandbox as unknown as Sandbox, answerRequest)
   hosts.set(sandbox as unknown as Sandbox, host)

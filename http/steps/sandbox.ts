@@ -40,14 +40,18 @@ const SANDBOX_ID = /^[A-Za-z0-9_.-]{1,64}$/
 export const sandboxIdSchema = () =>
   z.string().regex(SANDBOX_ID, 'must be 1-64 characters of A-Z a-z 0-9 _ . -')
 
+/** Why a sandbox's name is not one `X-Sandbox-Id` may give, or null. */
+export function sandboxIdProblem(name: unknown): string | null {
+  return typeof name === 'string' && SANDBOX_ID.test(name)
+    ? null
+    : `must be 1-64 characters of A-Z a-z 0-9 _ . -, got ${typeof name === 'string' ? `'${clip(name)}'` : typeof name}`
+}
+
 /** The sandbox a request names, or null for the default one. */
 export function sandboxId(request: ApiRequest): string | null {
   const name = request.header('x-sandbox-id')
   if (name === null) return null
-  if (!SANDBOX_ID.test(name)) {
-    throw invalidParameter(
-      `X-Sandbox-Id must be 1-64 characters of A-Z a-z 0-9 _ . -, got '${clip(name)}'`,
-    )
-  }
+  const problem = sandboxIdProblem(name)
+  if (problem) throw invalidParameter(`X-Sandbox-Id ${problem}`)
   return name
 }

@@ -72,6 +72,15 @@ describe('isolation: X-Sandbox-Id', () => {
     expect((await call('GET', '/users/1', as('x'.repeat(64)))).status).toBe(200)
   })
 
+  it('in code, sandbox.instance(name) takes the names the header may give, and no other', () => {
+    expect(sandbox.instance('Worker_1.test-A')).toBe(sandbox.instance('Worker_1.test-A'))
+    expect(() => sandbox.instance('../../x')).toThrow(
+      "Invalid sandbox name: must be 1-64 characters of A-Z a-z 0-9 _ . -, got '../../x'",
+    )
+    expect(() => sandbox.instance(5 as unknown as string)).toThrow(/got number$/)
+    expect(() => sandbox.instance('x'.repeat(65))).toThrow(TypeError)
+  })
+
   it('keeps at most maxSandboxes, dropping the least recently used', async () => {
     const small = createSandbox({ maxSandboxes: 2 })
     const del = (id: string) =>

@@ -64,6 +64,16 @@ describe('strict mode', () => {
     sandbox.configure({ strict: false })
     expect((await call('GET', '/users?foo=1')).status).toBe(200)
   })
+  it('configure() in code refuses a field it does not know, __proto__ too, as PATCH /__sandbox/config does', () => {
+    const before = sandbox.config
+    expect(() => sandbox.configure({ delay: 5, bogus: 1 } as never)).toThrow(
+      'Invalid settings: bogus: is not a known field',
+    )
+    expect(() => sandbox.configure(JSON.parse('{"__proto__":{"delay":5},"strict":true}'))).toThrow(
+      'Invalid settings: __proto__: is not a known field',
+    )
+    expect(sandbox.config).toEqual(before)
+  })
 })
 
 describe('auth off', () => {
