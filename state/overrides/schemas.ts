@@ -345,6 +345,9 @@ function pathProblem(path: string): string | null {
   if (path !== '/' && segments.some((segment) => segment === ''))
     return 'must not have empty segments (//): no request reaches such a path'
   for (const segment of segments) {
+    // `.`, `..`, `%2e` and `%2e%2e` as URLs read them: resolved before a request is matched.
+    if (/^(?:\.|%2e){1,2}$/i.test(segment))
+      return `has a '${segment}' segment: a request's URL resolves it before it is matched (/a/../users is /users); write the path it resolves to`
     if (/^:\w+$/.test(segment))
       return `names a parameter as ${segment}: write it in braces, like {${segment.slice(1)}}`
     if (/[{}]/.test(segment) && !/^\{\w+\}$/.test(segment))

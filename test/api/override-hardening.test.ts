@@ -73,6 +73,9 @@ describe('overrides are validated field by field (422 naming the field)', () => 
     ['/users/:id', 'names a parameter as :id: write it in braces, like {id}'],
     ['/__sandbox/overrides', 'the control API cannot be overridden'],
     ['/a\u0000b', 'without a query, fragment, spaces or control characters'],
+    ['/a/../users/1', "has a '..' segment: a request's URL resolves it before it is matched"],
+    ['/users/./1', "has a '.' segment"],
+    ['/a/%2E%2e/users', "has a '%2E%2e' segment"],
   ])('a path no request could reach (%s) is refused', async (path, message) => {
     const reply = await override({ path, response: { status: 200 } })
     expect(reply.status).toBe(422)
