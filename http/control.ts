@@ -5,7 +5,7 @@ import { scenarioRoutes } from './scenario-routes.js'
 import type { Catalog } from '../resources/catalog.js'
 import type { Row } from '../resources/define.js'
 import { isAdmin } from './auth.js'
-import { checkSnapshotSliced, documentSchemas } from '../resources/document.js'
+import { checkSnapshotSliced, documentSchemas, unknownCollection } from '../resources/document.js'
 import { documentRoom } from '../resources/seed.js'
 import { inSlices, inTurn, LARGE_TEXTS_AT_ONCE, SLICE } from '../db/progress.js'
 import type { QuerySchema } from '../resources/query.js'
@@ -368,7 +368,7 @@ function controlRoutes(catalog: Catalog): Route<ControlOperation>[] {
             operationId: 'replaceSandboxData',
             summary: 'Replace all data',
             description:
-              'Every record and every reference is validated first; on a problem (422) nothing changes. The envelope `GET /__sandbox/db` answers is taken too: what GET gives, PUT takes back.',
+              'Every record and every reference is validated first, and a collection the API lacks is refused; on a problem (422) nothing changes. The envelope `GET /__sandbox/db` answers is taken too: what GET gives, PUT takes back.',
             success: { status: 200, data: countsSchema },
             body: dbDocumentSchema,
           },
@@ -386,7 +386,10 @@ function controlRoutes(catalog: Catalog): Route<ControlOperation>[] {
                   )
               })
               await instance.replacing(async (turn) => {
-                const check = await checkSnapshotSliced(catalog, unwrapped(body))
+                const document = unwrapped(body)
+                const stranger = unknownCollection(catalog, document)
+                if (stranger) throw ApiError.invalid([stranger])
+                const check = await checkSnapshotSliced(catalog, document)
                 if (!check.ok) throw ApiError.invalid([check.problem])
                 // Frozen and indexed in slices too: replacing then takes no time (C3).
                 const ready = await inSlices(instance.store.preparing(check.document, SLICE))

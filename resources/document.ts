@@ -151,6 +151,20 @@ function* checkingDocument(
 }
 
 /**
+ * The first top-level key of a document that is no collection of the API (nor `nextIds`), as a
+ * problem naming it, or null: `PUT /__sandbox/db` refuses it (422) rather than drop its records
+ * without a word, as a data file holding one is refused. Keys only: linear.
+ */
+export function unknownCollection(catalog: Catalog, input: unknown): string | null {
+  if (typeof input !== 'object' || input === null || Array.isArray(input)) return null
+  const known = new Set([...catalog.names, 'nextIds'])
+  for (const key of Object.keys(input))
+    if (!known.has(key))
+      return `${clip(key)}: is not a collection of this API (${listed(catalog.names)})`
+  return null
+}
+
+/**
  * The first key of a document that no collection or field of the API holds (`cats`, a file
  * written with `--resources` and read without; `users[3].nickname`), or null. A document is
  * checked as the schemas read it, and they leave such keys out: the data file's next write
@@ -159,10 +173,9 @@ function* checkingDocument(
  */
 export function unknownKey(catalog: Catalog, input: unknown): string | null {
   if (typeof input !== 'object' || input === null || Array.isArray(input)) return null
-  const known = new Set([...catalog.names, 'nextIds'])
-  for (const key of Object.keys(input))
-    if (!known.has(key))
-      return `${clip(key)}: is not a collection of this API (${listed(catalog.names)}); its records would be dropped at the next write (a file written with --resources is served with the same --resources)`
+  const collection = unknownCollection(catalog, input)
+  if (collection !== null)
+    return `${collection}; its records would be dropped at the next write (a file written with --resources is served with the same --resources)`
   for (const { name, fields } of catalog.resources) {
     const records = (input as Record<string, unknown>)[name]
     if (!Array.isArray(records)) continue

@@ -93,6 +93,15 @@ describe('control API: /__sandbox/db', () => {
       'orders[0].total: must be',
     ],
     [(d: DbDocument) => ({ users: d.users, products: d.products }), 'orders: is required'],
+    // A collection the API lacks: refused, not dropped without a word (a data file is too).
+    [
+      (d: DbDocument) => ({ ...d, widgets: [] }),
+      'widgets: is not a collection of this API (users, products and orders)',
+    ],
+    [
+      (d: DbDocument) => JSON.parse(`{"__proto__":[],${JSON.stringify(d).slice(1)}`),
+      '__proto__: is not a collection of this API',
+    ],
   ])('PUT with a bad record is 422 naming it, and nothing changes (%#)', async (spoil, message) => {
     const before = sandbox.db.toJSON()
     const reply = await control('PUT', '/db', {
