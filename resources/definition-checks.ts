@@ -269,6 +269,13 @@ export function checkDefinition(
     fail(at('schema'), 'must be a zod object schema: z.object({ … })')
   const shape = schema.shape as Record<string, z.ZodType>
   const fields = new Set(Object.keys(shape))
+  // A record's `__proto__` is its prototype wherever a field is set by name: such a field could
+  // never be written (a body's was dropped), and `?fields=__proto__` gave empty objects.
+  if (fields.has('__proto__'))
+    fail(
+      at('schema.__proto__'),
+      'is the prototype of every JavaScript object, not a field name; pick another name',
+    )
   const field = (where: string, value: unknown) => {
     if (typeof value !== 'string' || !fields.has(value))
       fail(

@@ -59,7 +59,7 @@ export class DataService implements Data {
       try {
         return table.insert(
           input as Omit<T, 'id'>,
-          { createdAt: now, updatedAt: now } as unknown as Partial<T>,
+          stamps(resource.fields, now, now) as unknown as Partial<T>,
         )
       } catch (error) {
         throw conflictOf(resource, error)
@@ -94,7 +94,7 @@ export class DataService implements Data {
     const rule = resource.definition.rules?.update
     const changed = rule ? (rule(current, changes, this) as T) : { ...current, ...changes }
     if (changed === current) return current
-    let next = { ...changed, updatedAt: this.now() } as T
+    let next = { ...changed, ...stamps(resource.fields, undefined, this.now()) } as T
     // What a rule or a body of the definition's own gives is checked as a record, and kept
     // where it is: its id and its creation time are the record's own.
     if (rule || !resource.bodiesAreRecords.update)
@@ -184,5 +184,21 @@ export class DataService implements Data {
   ): void {
     const conflict = table.conflict(record as T, id)
     if (conflict) throw resource.conflict(conflict.index, record[conflict.index])
+  }
+}
+
+/**
+ * The timestamps a resource's records carry, of those its schema has: a resource defined
+ * without `createdAt` or `updatedAt` got them all the same on the records it created, fields
+ * `?fields=` and `?sort=` then refused, and seeded records lacked.
+ */
+function stamps(
+  fields: readonly string[],
+  createdAt: string | undefined,
+  updatedAt: string,
+): { createdAt?: string; updatedAt?: string } {
+  return {
+    ...(createdAt !== undefined && fields.includes('createdAt') ? { createdAt } : {}),
+    ...(fields.includes('updatedAt') ? { updatedAt } : {}),
   }
 }

@@ -433,6 +433,13 @@ describe('definition-time checks: each misuse is a TypeError naming the resource
     )
   })
 
+  it('a field named __proto__ is refused: it is every record’s prototype', () => {
+    const schema = tagSchema.extend({ ['__proto__']: z.string().optional() })
+    expect(() => createSandbox({ resources: [broken({ schema })] })).toThrow(
+      'tags.schema.__proto__: is the prototype of every JavaScript object, not a field name',
+    )
+  })
+
   it.each(['sessions', 'docs'])(
     'a resource named %s (the sandbox’s own route) is refused',
     (name) => {
@@ -849,6 +856,38 @@ describe('what a definition may leave out, and what the sandbox owns', () => {
         ...(init.body === undefined ? {} : { body: JSON.stringify(init.body) }),
       })
       .then(async (response) => ({ status: response.status, body: await response.json() }))
+
+  it('a resource without createdAt and updatedAt gets none on the records it creates or changes', async () => {
+    const notes = defineResource({
+      name: 'notes',
+      singular: 'note',
+      schema: z.object({ id: readOnly(idSchema), text: z.string() }),
+      list: { sortable: ['id'] },
+      permissions: { list: 'anyone', read: 'anyone' },
+      seed: { count: 1, generate: () => [{ text: 'seeded' }] },
+    })
+    const plain = createSandbox({ resources: [notes] })
+    const ask = (method: string, path: string, body?: unknown) =>
+      plain
+        .fetch(path, {
+          method,
+          headers: {
+            authorization: 'Bearer sandbox-admin-token',
+            ...(body === undefined ? {} : { 'content-type': 'application/json' }),
+          },
+          ...(body === undefined ? {} : { body: JSON.stringify(body) }),
+        })
+        .then(async (response) => ({ status: response.status, body: await response.json() }))
+    const created = await ask('POST', '/notes', { text: 'new' })
+    expect(created.status).toBe(201)
+    expect(created.body.data).toEqual({ id: 2, text: 'new' })
+    const changed = await ask('PATCH', '/notes/2', { text: 'changed' })
+    expect(changed.body.data).toEqual({ id: 2, text: 'changed' })
+    expect((await ask('GET', '/notes')).body.data.list).toEqual([
+      { id: 1, text: 'seeded' },
+      { id: 2, text: 'changed' },
+    ])
+  })
 
   it('without list.keyword, keyword is refused 400 (not a 500, not silently ignored)', async () => {
     const reply = await call('GET', '/tags?keyword=a')
