@@ -1,4 +1,5 @@
 import type { Override } from './schemas.js'
+import type { SegmentPattern } from './paths.js'
 import { pathSegments } from './paths.js'
 
 /** The parts of a request an override can match. */
@@ -55,6 +56,8 @@ export interface NearMiss {
 /** An override as the store keeps it: what matching reads. */
 export interface Stored extends Override {
   matches: (segments: readonly string[] | null) => boolean
+  /** Its path's segments, split once: what near misses weigh a request's path against. */
+  pattern: SegmentPattern
   /** The header conditions with lower-case names. */
   headerConditions?: Array<[string, string]>
   /** Estimated bytes it holds. */

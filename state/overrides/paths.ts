@@ -30,14 +30,23 @@ export function pathSegments(path: string): string[] | null {
   return segments
 }
 
+/** A path's segments as matched: a literal, or null for a `{name}` that matches any one. */
+export type SegmentPattern = ReadonlyArray<string | null>
+
+/** The {@link SegmentPattern} of a path template or concrete path (split once, when stored). */
+export function segmentPattern(path: string): SegmentPattern {
+  return (pathSegments(path) ?? []).map((part) => (/^\{\w+\}$/.test(part) ? null : part))
+}
+
 /**
  * A path template or concrete path as a matcher of a request path's segments (as
  * {@link pathSegments} splits them): `{name}` matches any one segment, a trailing slash and
  * percent-encoding are ignored.
  */
-export function segmentMatcher(path: string): (segments: readonly string[] | null) => boolean {
-  const template = pathSegments(path) ?? []
-  const pattern = template.map((part) => (/^\{\w+\}$/.test(part) ? null : part))
+export function segmentMatcher(
+  path: string,
+  pattern: SegmentPattern = segmentPattern(path),
+): (segments: readonly string[] | null) => boolean {
   return (segments) => {
     if (segments === null || segments.length !== pattern.length) return false
     for (let index = 0; index < pattern.length; index++) {
@@ -52,21 +61,27 @@ export function segmentMatcher(path: string): (segments: readonly string[] | nul
  * How close a request path's segments come to an override's path (near misses, CONTRACT C2):
  * a point for each segment in the same place that it matches (`{name}` matches any), one less
  * for each segment more or fewer, and a fraction for the shared start of the first segment that
- * differs (`avatr` is nearer `avatar` than `banner`). Linear in the two paths.
+ * differs (`avatr` is nearer `avatar` than `banner`). Linear in the request's segments; the
+ * override's are split once, when it is stored (split on every near miss, 1,000 overrides of
+ * 600 segments held the loop ~450 ms a request).
  */
-export function pathCloseness(path: string, segments: readonly string[] | null): number {
-  const template = pathSegments(path) ?? []
+export function pathCloseness(
+  template: SegmentPattern,
+  segments: readonly string[] | null,
+): number {
   if (segments === null) return -template.length
   let score = -Math.abs(template.length - segments.length)
   let partial = 0
   for (let index = 0; index < Math.min(template.length, segments.length); index++) {
     const wanted = template[index]!
     const given = segments[index]!
-    if (wanted === given || /^\{\w+\}$/.test(wanted)) score++
+    if (wanted === null || wanted === given) score++
     else if (partial === 0) {
+      // The first characters tell a typo from another word: at most 64 are compared.
+      const most = Math.min(64, wanted.length, given.length)
       let shared = 0
-      while (shared < wanted.length && wanted[shared] === given[shared]) shared++
-      partial = shared / (Math.max(wanted.length, given.length) + 1)
+      while (shared < most && wanted[shared] === given[shared]) shared++
+      partial = shared / (Math.min(64, Math.max(wanted.length, given.length)) + 1)
     }
   }
   return score + partial

@@ -4,7 +4,7 @@ import type { OverrideLimits } from '../limits.js'
 import { limitFlag } from '../limits.js'
 import type { MatchRequest, NearMiss, Stored } from './matching.js'
 import { conditions, firstFailure, NEEDS_BODY, prepareCondition } from './matching.js'
-import { pathCloseness, pathSegments, segmentMatcher } from './paths.js'
+import { pathCloseness, pathSegments, segmentMatcher, segmentPattern } from './paths.js'
 import type { Override, OverrideResponse, ParsedOverride } from './schemas.js'
 import { overrideMethods } from './schemas.js'
 
@@ -75,6 +75,7 @@ export class Overrides {
     // 1000 or a header set on them afterwards was answered unchecked (500 / 50000).
     for (const part of [input.query, input.headers, input.body, input.response, input.responses])
       deepFreeze(part)
+    const pattern = segmentPattern(input.path)
     const stored: Stored = {
       id: this.#nextId++,
       ...(input.method ? { method: input.method } : {}),
@@ -86,7 +87,8 @@ export class Overrides {
       ...(input.responses
         ? { responses: input.responses, next: 0 }
         : { response: input.response! }),
-      matches: segmentMatcher(input.path),
+      matches: segmentMatcher(input.path, pattern),
+      pattern,
       ...(input.headers
         ? {
             headerConditions: Object.entries(input.headers).map(
@@ -204,7 +206,7 @@ export class Overrides {
       }
       if (reason === null) continue
       if (best && passed < best.passed) continue
-      const closeness = pathCloseness(stored.path, segments)
+      const closeness = pathCloseness(stored.pattern, segments)
       if (!best || passed > best.passed || closeness > best.closeness)
         best = { stored, passed, reason, closeness }
     }
@@ -212,7 +214,7 @@ export class Overrides {
   }
 
   #public(stored: Stored): Override {
-    const { matches: _, headerConditions: __, bytes: ___, ...override } = stored
+    const { matches: _, headerConditions: __, bytes: ___, pattern: ____, ...override } = stored
     return { ...override }
   }
 }

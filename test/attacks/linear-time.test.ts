@@ -343,3 +343,29 @@ describe('every scanner of caller text is linear: 1 MB, benign against adversari
     })
   }
 })
+
+describe('a near miss against overrides of long paths', () => {
+  it('costs about what matching them does: their paths are split when stored, not on every 404', () => {
+    const long = new Overrides({ count: 1000, bytes: 1024 * 1024 * 1024 })
+    for (let index = 0; index < 1000; index++)
+      long.add(parseOverride({ path: `/${'ab/'.repeat(600)}${index}`, response: { status: 200 } }))
+    const cpu = () => {
+      const { user, system } = process.cpuUsage()
+      return (user + system) / 1000
+    }
+    const timed = (work: () => void) => {
+      const started = cpu()
+      for (let round = 0; round < 5; round++) work()
+      return cpu() - started
+    }
+    const target = `/${'ab/'.repeat(600)}zz`
+    const matching = timed(() => long.find(matchOf(target), null))
+    const missing = timed(() => long.nearMiss(matchOf(target)))
+    expect(long.nearMiss(matchOf(target))).toMatchObject({ reason: 'path' })
+    // Split on every near miss, it took ~30 times the matching (~450 ms a 404, 2026-11-28).
+    expect(
+      missing,
+      `near miss ${missing.toFixed(0)} ms, matching ${matching.toFixed(0)} ms`,
+    ).toBeLessThan(10 * matching + 50)
+  })
+})
