@@ -24,7 +24,7 @@ import { proxyTo } from './proxy.js'
 import { Recorder } from './record.js'
 import { requestLog } from './request-log.js'
 import { timeouts } from './timeouts.js'
-import { bodilessExchange, unknownMethodExchange } from './unknown-method.js'
+import { bodilessExchange, unknownMethodRequest } from './unknown-method.js'
 
 export type { ServerTimeouts } from './timeouts.js'
 export { timeouts } from './timeouts.js'
@@ -59,6 +59,29 @@ function answerRaw(socket: Duplex, answer: 'timeout' | ApiError): void {
     socket,
     `HTTP/1.1 ${answer.status} ${STATUS_CODES[answer.status]}\r\nConnection: close\r\n${id}Content-Type: ${JSON_CONTENT_TYPE}\r\nContent-Length: ${Buffer.byteLength(body)}\r\n\r\n${body}`,
   )
+}
+
+/**
+ * Runs `then` once `socket` is free: a request pipelined after one still being answered (bytes
+ * Node's parser refused, a `CONNECT`) is answered after that answer, on the same connection.
+ * Assigning it a response at once threw (ERR_HTTP_SOCKET_ASSIGNED) and took the process down; a
+ * raw answer cut the one before it. A socket closed meanwhile is left to close.
+ */
+function whenFree(socket: Duplex, then: () => void): void {
+  const current = (socket as { _httpMessage?: (ServerResponse & { _last?: boolean }) | null })
+    ._httpMessage
+  if (!current || current.writableFinished) return then()
+  const free = () => {
+    socket.off('close', gone)
+    // Before Node's own listener: a client that half-closed after sending both had that answer
+    // marked the connection's last, and Node would end the socket after it. This one closes it.
+    current._last = false
+    // After Node's own listener has detached the finished response from the socket.
+    setImmediate(() => (socket.writable ? then() : socket.destroy()))
+  }
+  const gone = () => current.off('finish', free)
+  current.prependOnceListener('finish', free)
+  socket.once('close', gone)
 }
 
 /** How long a connection answered outside HTTP's flow stays open for its client to read and close. */
@@ -227,22 +250,29 @@ export async function createApiSandboxServer(
   }
   server.on('clientError', (error: NodeJS.ErrnoException, socket: Duplex) => {
     if (answering.has(socket)) return
-    const unknownMethod = unknownMethodExchange(error, socket)
-    if (unknownMethod) answerOnce(socket, unknownMethod)
-    else if (error.code === 'ECONNRESET') socket.destroy()
-    else if (error.code === 'ERR_HTTP_REQUEST_TIMEOUT') answerRaw(socket, 'timeout')
-    else answerRaw(socket, ApiError.of('invalidParameter', 'malformed HTTP request'))
+    if (error.code === 'ECONNRESET') return socket.destroy()
+    if (error.code === 'ERR_HTTP_REQUEST_TIMEOUT') return answerRaw(socket, 'timeout')
+    const unknownMethod = unknownMethodRequest(error, socket)
+    // Anything else (bytes that are not HTTP, a client gone mid-request) is answered at once:
+    // the request before it may never be done.
+    if (!unknownMethod)
+      return answerRaw(socket, ApiError.of('invalidParameter', 'malformed HTTP request'))
+    answering.add(socket)
+    whenFree(socket, () => answerOnce(socket, bodilessExchange(unknownMethod, socket)))
   })
   // CONNECT to a path (`CONNECT /users/1`) is a method its route does not take: 405 with
   // `Allow`, as any other (B2). To a host (`CONNECT example.com:443`) it asks for a tunnel,
   // and the sandbox is no proxy: refused by the Host check first, as every request is, else 404.
   server.on('connect', (req: IncomingMessage, socket: Duplex) => {
-    if (req.url?.startsWith('/')) return answerOnce(socket, bodilessExchange(req, socket))
-    answerRaw(
-      socket,
-      listening.hosts(req.headers.host) ??
-        ApiError.of('notFound', `no route for CONNECT ${req.url?.slice(0, 100)}`),
-    )
+    answering.add(socket)
+    whenFree(socket, () => {
+      if (req.url?.startsWith('/')) return answerOnce(socket, bodilessExchange(req, socket))
+      answerRaw(
+        socket,
+        listening.hosts(req.headers.host) ??
+          ApiError.of('notFound', `no route for CONNECT ${req.url?.slice(0, 100)}`),
+      )
+    })
   })
   try {
     await new Promise<void>((resolve, reject) => {

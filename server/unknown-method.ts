@@ -16,7 +16,7 @@ const NOT_IN_A_VALUE = /[\x00-\x08\x0a-\x1f\x7f]/
 
 /**
  * A request whose method Node's HTTP parser does not know (`FOO`, `PURGE`…) as Node's own
- * request and response, or null. Node refuses such a method before any listener sees it
+ * request (its response: {@link bodilessExchange}), or null. Node refuses such a method before any listener sees it
  * (`HPE_INVALID_METHOD`), so it was a bare 400 where CONTRACT B2 says 405 with `Allow`; read
  * here from the bytes Node hands over with the error, it goes through the front and the
  * pipeline as any request does (the Host check, CORS, the journal, 405 on a route, 404
@@ -24,12 +24,17 @@ const NOT_IN_A_VALUE = /[\x00-\x08\x0a-\x1f\x7f]/
  * bytes, within Node's 16 KiB, with headers HTTP allows, is read; a body is not (none is
  * needed to refuse the method), and anything else stays the 400 it was. Linear in the bytes.
  */
-export function unknownMethodExchange(
-  error: NodeJS.ErrnoException & { rawPacket?: unknown },
+export function unknownMethodRequest(
+  error: NodeJS.ErrnoException & { rawPacket?: unknown; bytesParsed?: unknown },
   socket: Duplex,
-): { req: IncomingMessage; res: ServerResponse } | null {
+): IncomingMessage | null {
   if (error.code !== 'HPE_INVALID_METHOD' || !Buffer.isBuffer(error.rawPacket)) return null
-  const packet = error.rawPacket.subarray(0, MAX_HEAD_BYTES + 4).toString('latin1')
+  // The packet may hold requests before this one (pipelined): this one starts on the line where
+  // the parser stopped. Read from the packet's start, the one before was answered again.
+  const stopped = typeof error.bytesParsed === 'number' ? error.bytesParsed : 0
+  // (A negative offset would count from the end.)
+  const start = stopped > 0 ? error.rawPacket.lastIndexOf(10, stopped - 1) + 1 : 0
+  const packet = error.rawPacket.subarray(start, start + MAX_HEAD_BYTES + 4).toString('latin1')
   const end = packet.indexOf('\r\n\r\n')
   const line = end < 0 ? null : REQUEST_LINE.exec(packet)
   if (!line) return null
@@ -55,7 +60,7 @@ export function unknownMethodExchange(
   req.rawHeaders = rawHeaders
   // As sent: methods are case-sensitive (RFC 9110), so `delete` is no DELETE and gets 405.
   req.method = line[1]!
-  return bodilessExchange(req, socket)
+  return req
 }
 
 /**

@@ -174,6 +174,35 @@ describe.each(['fast', 'msw'] as const)('bytes on the wire (--transport %s)', (t
     expect(bodyOf(broken).message).toBe('malformed HTTP request')
   })
 
+  it('such a request pipelined behind one still being answered is answered after it (it took the process down)', async () => {
+    const admin = 'Authorization: Bearer sandbox-admin-token'
+    for (const second of [
+      'delete /users/3',
+      'FOO /users/3',
+      'CONNECT /users/3',
+      'CONNECT a.test:443',
+    ]) {
+      const answer = (
+        await rawAnswer([
+          'GET /users/1 HTTP/1.1',
+          'Host: 127.0.0.1',
+          admin,
+          'X-Sandbox-Delay: 50',
+          '',
+          `${second} HTTP/1.1`,
+          'Host: 127.0.0.1',
+          admin,
+        ])
+      ).toString('latin1')
+      const statuses = [...answer.matchAll(/HTTP\/1\.1 (\d{3}) /g)].map((found) => found[1])
+      expect(statuses, second).toEqual(['200', second.includes(':443') ? '404' : '405'])
+    }
+    const alive = await fetch(`${server.url}/users/3`, {
+      headers: { authorization: 'Bearer sandbox-admin-token' },
+    })
+    expect(alive.status).toBe(200)
+  })
+
   it('a Latin-1 header value goes out as Latin-1 bytes, beside a body (not as UTF-8)', async () => {
     await add({
       path: '/users',
