@@ -341,6 +341,8 @@ export const overrideSchema = once(() =>
 function pathProblem(path: string): string | null {
   if (path === '/__sandbox' || path.startsWith('/__sandbox/'))
     return 'must not be under /__sandbox: the control API cannot be overridden'
+  if (path.includes('\\'))
+    return "has a backslash: a request's URL reads \\ as /, so no request reaches it; write /"
   const segments = path.replace(/\/$/, '').split('/').slice(1)
   if (path !== '/' && segments.some((segment) => segment === ''))
     return 'must not have empty segments (//): no request reaches such a path'

@@ -76,6 +76,7 @@ describe('overrides are validated field by field (422 naming the field)', () => 
     ['/a/../users/1', "has a '..' segment: a request's URL resolves it before it is matched"],
     ['/users/./1', "has a '.' segment"],
     ['/a/%2E%2e/users', "has a '%2E%2e' segment"],
+    ['/stub\\v2', "has a backslash: a request's URL reads \\ as /"],
   ])('a path no request could reach (%s) is refused', async (path, message) => {
     const reply = await override({ path, response: { status: 200 } })
     expect(reply.status).toBe(422)
