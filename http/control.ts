@@ -375,11 +375,12 @@ function controlRoutes(catalog: Catalog): Route<ControlOperation>[] {
           async run({ instance, readJson }) {
             const seen: { bytes?: number } = {}
             // Read, parsed, checked and indexed with room taken for what it becomes (C3).
-            let release: (() => void) | null = null
+            const room = { release: () => {} }
             try {
               const body = await readJson(instance.limits.maxDocumentBytes, seen, (bytes) => {
-                release = documentRoom(bytes)
-                if (release === null)
+                const taken = documentRoom(bytes)
+                if (taken) room.release = taken
+                else
                   throw ApiError.of(
                     'rateLimited',
                     'too many data documents are being read at once for the memory there is; retry shortly',
@@ -397,7 +398,7 @@ function controlRoutes(catalog: Catalog): Route<ControlOperation>[] {
                 instance.replaceData(ready, seen.bytes ?? 0)
               })
             } finally {
-              ;(release as (() => void) | null)?.()
+              room.release()
             }
             await madeDurable(instance)
             return success(counts(instance))
