@@ -1,6 +1,8 @@
 import fc from 'fast-check'
 import { describe, expect, it } from 'vitest'
-import { requestUrl } from '../../server/node-request.js'
+import { createServer } from 'node:http'
+import type { AddressInfo } from 'node:net'
+import { BodyBudget, fromNodeRequest, requestUrl } from '../../server/node-request.js'
 
 /**
  * A plain request target is split, not parsed (server/node-request.ts): whatever it is, the
@@ -93,5 +95,72 @@ describe('requestUrl: a plain target split is the URL the parser gives', () => {
       ['a', '2'],
       ['b', ' x y'],
     ])
+  })
+})
+
+/**
+ * The body as an operation reads it: whole when it has arrived before it is asked for (taken
+ * from the stream's buffer at once), or as it arrives; the same bytes and the same refusals
+ * either way, and the connection goes on to the next request.
+ */
+describe('fromNodeRequest: readBody', () => {
+  type Read = Uint8Array | 'too-large' | 'busy'
+  async function serve(
+    limit: number,
+    budget: BodyBudget,
+    waitMs: number,
+  ): Promise<{ url: string; reads: Read[]; close: () => void }> {
+    const reads: Read[] = []
+    const server = createServer((req, res) => {
+      setTimeout(async () => {
+        const read = await fromNodeRequest(req, new URL('http://x/'), budget).readBody(limit)
+        reads.push(read)
+        res.end(typeof read === 'string' ? read : `${read.byteLength}:${Buffer.from(read)}`)
+      }, waitMs)
+    })
+    await new Promise<void>((done) => server.listen(0, '127.0.0.1', done))
+    const { port } = server.address() as AddressInfo
+    return { url: `http://127.0.0.1:${port}/`, reads, close: () => server.close() }
+  }
+  const post = (url: string, body: string | AsyncIterable<Uint8Array>) =>
+    fetch(url, {
+      method: 'POST',
+      body: body as BodyInit,
+      ...(typeof body === 'string' ? {} : { duplex: 'half' }),
+    } as RequestInit).then((res) => res.text())
+  async function* slowly(...pieces: string[]) {
+    for (const piece of pieces) {
+      yield new TextEncoder().encode(piece)
+      await new Promise((done) => setTimeout(done, 30))
+    }
+  }
+
+  it('gives the same bytes whether the body arrived before it was asked for or after', async () => {
+    for (const waitMs of [0, 50]) {
+      const server = await serve(1024, new BodyBudget(4096), waitMs)
+      try {
+        expect(await post(server.url, '{"name":"Ann"}')).toBe('14:{"name":"Ann"}')
+        expect(await post(server.url, slowly('{"name":', '"Bob"}'))).toBe('14:{"name":"Bob"}')
+        expect(await post(server.url, '')).toBe('0:')
+        // Past the limit, and past the budget's room: refused either way.
+        expect(await post(server.url, 'x'.repeat(1025))).toBe('too-large')
+        expect(await post(server.url, slowly('x'.repeat(1000), 'x'.repeat(25)))).toBe('too-large')
+        expect(server.reads).toHaveLength(5)
+      } finally {
+        server.close()
+      }
+      const full = new BodyBudget(1024)
+      full.take(1000)
+      const busy = await serve(4096, full, waitMs)
+      try {
+        expect(await post(busy.url, 'x'.repeat(100))).toBe('busy')
+        expect(await post(busy.url, 'x'.repeat(20))).toBe('20:' + 'x'.repeat(20))
+      } finally {
+        busy.close()
+      }
+      // What the reads held went back to the budget.
+      expect(full.take(24)).toBe(true)
+      expect(full.take(1)).toBe(false)
+    }
   })
 })
