@@ -201,36 +201,11 @@ export function answersBusy(): ApiError {
 
 const unlimited = new BodyBudget(Number.POSITIVE_INFINITY)
 
-/**
- * A body that has arrived whole and sits in the stream's buffer (most API bodies: one packet,
- * parsed before an operation asks for it), taken at once; null when it has not. The listeners,
- * the promise settled from an event and the ticks between them cost a write more than the
- * body's bytes do. The same answers as reading it: too large, or busy when the budget has no
- * room for it while it is copied.
- */
-function bodyArrived(
-  req: IncomingMessage,
-  limit: number,
-  budget: BodyBudget,
-): Uint8Array | 'too-large' | 'busy' | null {
-  if (!req.complete || req.readableDidRead || req.readableFlowing === true) return null
-  const size = req.readableLength
-  if (size > limit || !budget.take(size)) {
-    discardBody(req)
-    return size > limit ? 'too-large' : 'busy'
-  }
-  const bytes = (req.read() as Buffer | null) ?? new Uint8Array(0)
-  budget.release(size)
-  return bytes
-}
-
 function readNodeBody(
   req: IncomingMessage,
   limit: number,
   budget: BodyBudget,
 ): Promise<Uint8Array | 'too-large' | 'busy'> {
-  const arrived = bodyArrived(req, limit, budget)
-  if (arrived !== null) return Promise.resolve(arrived)
   return new Promise((resolve, reject) => {
     const chunks: Buffer[] = []
     let size = 0
