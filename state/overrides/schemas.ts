@@ -29,6 +29,11 @@ export const MAX_HEADER_BYTES = 8 * 1024
 const MAX_BODY_CONDITION = 16 * 1024
 /** The longest path an override (or a journal filter) names, in characters. */
 export const MAX_PATH = 2000
+/**
+ * The most segments an override's path has: each is compared with every request's path (1,000
+ * overrides of ~1,000 segments held the loop ~12 ms a request, matching alone).
+ */
+export const MAX_PATH_SEGMENTS = 64
 /** How deep an override's JSON may nest (as request bodies: CONTRACT C3). */
 export const MAX_DEPTH = MAX_JSON_DEPTH
 
@@ -346,6 +351,8 @@ function pathProblem(path: string): string | null {
   const segments = path.replace(/\/$/, '').split('/').slice(1)
   if (path !== '/' && segments.some((segment) => segment === ''))
     return 'must not have empty segments (//): no request reaches such a path'
+  if (segments.length > MAX_PATH_SEGMENTS)
+    return `must have at most ${MAX_PATH_SEGMENTS} segments, got ${segments.length}`
   for (const segment of segments) {
     // `.`, `..`, `%2e` and `%2e%2e` as URLs read them: resolved before a request is matched.
     if (/^(?:\.|%2e){1,2}$/i.test(segment))

@@ -33,6 +33,14 @@ export class OverrideBoundError extends Error {
   }
 }
 
+/**
+ * What one near miss weighs at most, in conditions checked and override path segments
+ * compared: the overrides past it, the oldest, are not weighed. At the overrides' limits (1,000
+ * of ~1,000 segments and 100 conditions each) weighing them all held the loop ~60 ms a 404;
+ * what people keep (tens of overrides of a few conditions) is a few hundred.
+ */
+export const NEAR_MISS_WORK = 20_000
+
 /** The overrides of one sandbox: newest first when matching; kept across data resets. */
 export class Overrides {
   #list: Stored[] = []
@@ -189,14 +197,17 @@ export class Overrides {
    * The override a request came closest to matching and the first condition it failed (CONTRACT
    * C2's near misses): the one that passed the most conditions; on a tie, the one whose path
    * is closest to the request's ({@link pathCloseness}), then the newest. Null when the sandbox
-   * has no overrides.
+   * has no overrides. Newest first, and no further than {@link NEAR_MISS_WORK}.
    */
   nearMiss(request: MatchRequest): NearMiss | null {
     let best: { stored: Stored; passed: number; reason: string; closeness: number } | null = null
     const segments = pathSegments(request.path)
+    let work = 0
     for (let index = this.#list.length - 1; index >= 0; index--) {
       const stored = this.#list[index]!
       const checks = conditions(stored, request, null)
+      work += checks.length + stored.pattern.length
+      if (best && work > NEAR_MISS_WORK) break
       let passed = 0
       let reason: string | null = null
       for (const check of checks) {

@@ -83,6 +83,16 @@ describe('overrides are validated field by field (422 naming the field)', () => 
     expect(reply.body.message).toContain(message)
   })
 
+  it('a path of more than 64 segments is refused (each is compared with every request)', async () => {
+    const path = (segments: number) => `/${Array.from({ length: segments }, (_, n) => n).join('/')}`
+    expect((await override({ path: path(64), response: { status: 200 } })).status).toBe(201)
+    const reply = await override({ path: path(65), response: { status: 200 } })
+    expect(reply.status).toBe(422)
+    expect(reply.body.message).toBe(
+      'validation failed: path: must have at most 64 segments, got 65',
+    )
+  })
+
   it('an unknown key is named once, without calling it strict mode', async () => {
     const reply = await override({ path: '/users', response: { status: 200 }, colour: 'red' })
     expect(reply.body.message).toBe('validation failed: colour: is not a known field')

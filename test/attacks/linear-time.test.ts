@@ -17,6 +17,7 @@ import { orderCreateSchema } from '../../shop/orders.js'
 import { Journal } from '../../state/journal.js'
 import type { MatchRequest } from '../../state/overrides/index.js'
 import { Overrides, parseOverride, pathSegments } from '../../state/overrides/index.js'
+import { NEAR_MISS_WORK } from '../../state/overrides/store.js'
 
 // Issue 43, scope 2: every path that scans caller text is linear in it. Each scanner gets a
 // benign input (what clients send: records, paths, queries of that size) and the worst inputs
@@ -344,24 +345,42 @@ describe('every scanner of caller text is linear: 1 MB, benign against adversari
   }
 })
 
-describe('a near miss against overrides of long paths', () => {
+describe('a near miss against overrides at their limits', () => {
+  // 1,000 overrides (the most a sandbox keeps) of 64 segments (the most a path has) and 50
+  // query conditions (the most), the oldest the closest to the request.
+  const segments = 'ab/'.repeat(63)
+  const query = Object.fromEntries(Array.from({ length: 50 }, (_, n) => [`q${n}`, 'v']))
+  const atLimits = new Overrides({ count: 1000, bytes: 1024 * 1024 * 1024 })
+  atLimits.add(parseOverride({ path: `/${segments}zy`, query, response: { status: 200 } }))
+  for (let index = 1; index < 1000; index++)
+    atLimits.add(parseOverride({ path: `/${segments}${index}`, query, response: { status: 200 } }))
+  const target = `/${segments}zz?${new URLSearchParams(query)}`
+
+  it('weighs the newest overrides up to a bound of work (NEAR_MISS_WORK), not every one', () => {
+    const miss = atLimits.nearMiss(matchOf(target))
+    expect(miss).toMatchObject({ reason: 'path' })
+    // The oldest (closest) is past the bound; a sandbox of it alone names it.
+    expect(miss!.overrideId).toBeGreaterThan(1)
+    const alone = new Overrides({ count: 1, bytes: 1024 * 1024 })
+    const { id } = alone.add(
+      parseOverride({ path: `/${segments}zy`, query, response: { status: 200 } }),
+    )
+    expect(alone.nearMiss(matchOf(target))).toEqual({ overrideId: id, reason: 'path' })
+    expect(NEAR_MISS_WORK).toBeLessThan(1000 * (64 + 50))
+  })
+
   it('costs about what matching them does: their paths are split when stored, not on every 404', () => {
-    const long = new Overrides({ count: 1000, bytes: 1024 * 1024 * 1024 })
-    for (let index = 0; index < 1000; index++)
-      long.add(parseOverride({ path: `/${'ab/'.repeat(600)}${index}`, response: { status: 200 } }))
     const cpu = () => {
       const { user, system } = process.cpuUsage()
       return (user + system) / 1000
     }
     const timed = (work: () => void) => {
       const started = cpu()
-      for (let round = 0; round < 5; round++) work()
+      for (let round = 0; round < 20; round++) work()
       return cpu() - started
     }
-    const target = `/${'ab/'.repeat(600)}zz`
-    const matching = timed(() => long.find(matchOf(target), null))
-    const missing = timed(() => long.nearMiss(matchOf(target)))
-    expect(long.nearMiss(matchOf(target))).toMatchObject({ reason: 'path' })
+    const matching = timed(() => atLimits.find(matchOf(target), null))
+    const missing = timed(() => atLimits.nearMiss(matchOf(target)))
     // Split on every near miss, it took ~30 times the matching (~450 ms a 404, 2026-11-28).
     expect(
       missing,
