@@ -4,7 +4,7 @@ import { describeIssue, safeParseReporting } from '../contract/issues.js'
 import { clip } from '../contract/params.js'
 import { schemaRegistry } from '../contract/registry.js'
 import type { ProgressReporter } from '../db/progress.js'
-import { inSlices, PROGRESS_STEP, SLICE, whole } from '../db/progress.js'
+import { inSlices, PROGRESS_STEP, SLICE, sliceDue, whole } from '../db/progress.js'
 import type { Document, Snapshot } from '../db/store.js'
 import type { UniqueKey } from '../db/table.js'
 import type { Catalog } from './catalog.js'
@@ -94,7 +94,7 @@ export function checkDocument(
   return whole(checkingDocument(catalog, input, onProgress))
 }
 
-/** {@link checkDocument}, yielding after every {@link SLICE} records it checked. */
+/** {@link checkDocument}, yielding after every slice of records it checked ({@link sliceDue}). */
 function* checkingDocument(
   catalog: Catalog,
   input: unknown,
@@ -133,7 +133,7 @@ function* checkingDocument(
       }
       records.push(result.data as Row)
       if (++done % PROGRESS_STEP === 0) onProgress?.('validating', done, total)
-      if (done % SLICE === 0) yield
+      if (sliceDue(done)) yield
     }
     document[name] = records
   }
@@ -233,7 +233,7 @@ export function linkProblem(
 
 type LinkProblem = { name: string; index: number; problem: string }
 
-/** {@link linkProblem}, yielding every {@link SLICE} records. */
+/** {@link linkProblem}, yielding after every slice of records ({@link sliceDue}). */
 export function* linkProblems(
   catalog: Catalog,
   document: Readonly<Record<string, readonly Row[]>>,
@@ -250,7 +250,7 @@ export function* linkProblems(
     if (links.length === 0 && !rules?.check) continue
     const records = document[name]!
     for (let index = 0; index < Math.min(records.length, limit); index++) {
-      if (index % SLICE === SLICE - 1) yield
+      if (sliceDue(index + 1)) yield
       const record = records[index]!
       for (const [position, link] of links.entries()) {
         const target = catalog.get(nameOf(link.resource))

@@ -2,11 +2,12 @@ import type { Faker } from '@faker-js/faker'
 import type * as V8 from 'node:v8'
 import { definedOnly } from '../db/defined-only.js'
 import type { ProgressReporter } from '../db/progress.js'
-import { SLICE, whole } from '../db/progress.js'
+import { sliceDue, whole } from '../db/progress.js'
 import type { Snapshot } from '../db/store.js'
 import type { UniqueKey } from '../db/table.js'
 import { foldCase, freezeDocument } from '../db/store.js'
 import { OptionsError } from '../contract/option-spec.js'
+import { isoTime } from '../contract/iso-time.js'
 import { jsonFootprint, MAX_JSON_DEPTH, notJson } from '../contract/json-size.js'
 import { describeIssue, safeParseReporting } from '../contract/issues.js'
 import { linkProblems, thrown } from './document.js'
@@ -107,8 +108,8 @@ export function seededDocument(
 }
 
 /**
- * {@link seededDocument}, yielding between slices of the work (every {@link SLICE} records a
- * seeder yields, checked and frozen): a scenario's data set made while a server answers.
+ * {@link seededDocument}, yielding between slices of the work ({@link sliceDue}: some 8 ms of
+ * records made, checked and frozen): a scenario's data set made while a server answers.
  */
 export function* seedingDocument(
   catalog: Catalog,
@@ -355,6 +356,8 @@ function* seedingCatalog(
   const FakerClass = fakerClass()
   const locale = catalog.fakerLocale?.() ?? fakerEnglish()
   const faker = new FakerClass({ locale: [locale, fakerBase()], seed: counts.seed })
+  // Loading faker and merging its locales, ~30 ms the first time, is a slice of its own.
+  yield
   const reference = Date.parse(REFERENCE_DATE)
   const data: Record<string, Row[]> = {}
   const nextIds: Record<string, number> = {}
@@ -471,7 +474,7 @@ function* checkingSeed(
       // Index by index: a hole (`new Array(3)`) is a record that is not an object, as map skipped it.
       for (let index = 0; index < count; index++) {
         add(generated[index])
-        if (index % SLICE === SLICE - 1) yield
+        if (sliceDue(index + 1)) yield
       }
     } catch (error) {
       if (error instanceof TypeError && error.message.startsWith(where)) throw error
@@ -500,7 +503,7 @@ function* checkingSeed(
       if (records.length === count)
         throw new TypeError(`${where}: yielded more than the ${count} records asked for`)
       add(step.value)
-      if (records.length % SLICE === 0) yield
+      if (sliceDue(records.length)) yield
     }
     if (records.length !== count)
       throw new TypeError(`${where}: yielded ${records.length} records; ${count} were asked for`)
@@ -509,6 +512,7 @@ function* checkingSeed(
   const keyword = resource.definition.list?.keyword as ((record: Row) => unknown) | undefined
   const fields = new Set(resource.fields)
   for (const record of records.slice(0, SEED_CHECKED)) {
+    if (sliceDue(record.id)) yield
     let checked: ReturnType<typeof safeParseReporting>
     try {
       checked = safeParseReporting(resource.schema, record)
@@ -561,7 +565,7 @@ function* checkingSeed(
   for (const [field, key] of Object.entries(resource.table.unique ?? {})) {
     const seen = new Map<UniqueKey, number>()
     for (const record of records) {
-      if (record.id % SLICE === 0) yield
+      if (sliceDue(record.id)) yield
       const value = key(record)
       if (value === undefined) continue
       const first = seen.get(value)
@@ -591,14 +595,12 @@ export function timeline(faker: Faker, count: number, from: number, to: number) 
   const created = Array.from({ length: count }, () => faker.number.int({ min: from, max: to }))
   created.sort((a, b) => a - b)
   return created.map((time) => {
-    const createdAt = new Date(time).toISOString()
+    const createdAt = isoTime(time)
     // Most records were never changed after creation; those share one string (less memory).
     const changed = faker.number.int({ min: 0, max: 9 }) < 3
     return {
       createdAt,
-      updatedAt: changed
-        ? new Date(faker.number.int({ min: time, max: to })).toISOString()
-        : createdAt,
+      updatedAt: changed ? isoTime(faker.number.int({ min: time, max: to })) : createdAt,
     }
   })
 }

@@ -1,5 +1,6 @@
 import { landed, OptionsError } from '../contract/option-spec.js'
 import { trimSlashes } from '../contract/params.js'
+import { EARLIEST, LATEST } from '../contract/iso-time.js'
 import { closest, distance } from 'fastest-levenshtein'
 import { describeIssues, safeParseReporting } from '../contract/issues.js'
 import type { ApiDefinition } from '../resources/api.js'
@@ -194,10 +195,6 @@ export function parseBaseUrl(baseUrl: string): { origin: string | null; basePath
   const basePath = trimSlashes(url.pathname)
   return { origin: absolute ? url.origin : null, basePath }
 }
-
-/** The first and last millisecond a timestamp (`0000-01-01T00:00:00.000Z`…) can write. */
-const EARLIEST = Date.parse('0000-01-01T00:00:00.000Z')
-const LATEST = Date.parse('9999-12-31T23:59:59.999Z')
 
 /** The time a `clock` option gives, in milliseconds; a TypeError naming it when it gives none. */
 function clockTime(clock: () => Date | number): number {

@@ -6,7 +6,7 @@ import { OptionsError } from '../contract/option-spec.js'
 import { clip } from '../contract/params.js'
 import type { Document, Snapshot, TableSpec } from '../db/store.js'
 import { freezeDocument, Store } from '../db/store.js'
-import { inSlices, SLICE, whole } from '../db/progress.js'
+import { givenBack, inSlices, SLICE, whole } from '../db/progress.js'
 import type { Catalog } from '../resources/catalog.js'
 import { checkSnapshot } from '../resources/document.js'
 import {
@@ -122,6 +122,8 @@ export class Scenario {
 
   async #prepare(): Promise<void> {
     await this.ready()
+    // Loading faker (in Node, ~50 ms at once) and the first slice of its work in turns of their own.
+    await givenBack()
     const made = this.how.making ? await inSlices(this.how.making()) : this.make()
     if (this.#data !== undefined) return
     const indexed = this.how.tables
