@@ -351,7 +351,9 @@ export async function runCli(argv: string[]): Promise<void> {
     .version(version)
     .alias('help', HELP_FLAGS.help)
     .alias('version', HELP_FLAGS.version)
-    .wrap(Math.min(110, process.stdout.columns ?? 110))
+    // yargs lays out the whole help on every run, for a help it may print later (~100 ms at each
+    // start, wrapping); this command line prints it only when asked, so it is wrapped only then.
+    .wrap(asksForHelp(argv) ? Math.min(110, process.stdout.columns ?? 110) : null)
     .fail((message, error) => {
       if (error && !message) throw error
       console.error(
@@ -403,5 +405,12 @@ function countFlags<T>(command: Argv<T>, catalog: Catalog): Argv<T> {
         coerce: integerFlag(name, seed.min, seed.max),
       }),
     command,
+  )
+}
+
+/** Whether a command line asks for the help (`--help`, `-h`, or `-h` among short flags). */
+function asksForHelp(argv: readonly string[]): boolean {
+  return argv.some(
+    (arg) => arg === '--help' || (/^-[^-]/.test(arg) && arg.includes(HELP_FLAGS.help)),
   )
 }
