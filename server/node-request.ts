@@ -3,7 +3,7 @@ import { ApiError } from '../contract/api-error.js'
 import type { ApiRequest } from '../contract/exchange.js'
 import { concat } from '../contract/exchange.js'
 import { discardBody } from './respond.js'
-import { timeouts } from './timeouts.js'
+import { SLOWEST_READ, timeouts } from './timeouts.js'
 
 const LOCAL_HOST = 'sandbox.local'
 const LOCAL_ORIGIN = `http://${LOCAL_HOST}`
@@ -178,12 +178,19 @@ export class BodyBudget {
    * whole budget (the data document at 400,000 users, 70 MB, on a 512 MB heap) is still sent
    * when it is the only one. A client that takes none of it for {@link stalledMs} is cut: it
    * would hold those bytes for as long as it stays, and one such answer larger than the budget
-   * would have every other large answer refused.
+   * would have every other large answer refused. So is one that takes it slower than
+   * {@link SLOWEST_READ} on average (past {@link stalledMs} more): a byte now and then kept
+   * the bytes held for as long as it liked.
    */
   holds(bytes: number, res: ServerResponse): boolean {
     if (bytes < HELD_FROM) return true
     if (!this.take(bytes, true)) return false
-    res.once('close', () => this.release(bytes))
+    const deadline = setTimeout(() => res.destroy(), this.stalledMs + (bytes / SLOWEST_READ) * 1000)
+    deadline.unref()
+    res.once('close', () => {
+      clearTimeout(deadline)
+      this.release(bytes)
+    })
     // The socket's inactivity: no byte taken (nor sent) for that long. Node sets the socket's
     // own timeouts again once the answer is done (keep-alive).
     res.setTimeout(this.stalledMs, () => res.destroy())

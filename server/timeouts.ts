@@ -10,10 +10,17 @@ export interface ServerTimeouts {
   shutdownMs: number
   /**
    * A large answer whose client takes none of it for this long is cut (its connection closed):
-   * it would hold its bytes of the server's budget for as long as the client stays (C3).
+   * it would hold its bytes of the server's budget for as long as the client stays (C3). So is
+   * one not taken this long past what {@link SLOWEST_READ} would take.
    */
   stalledMs: number
 }
+
+/**
+ * Bytes a second a client takes a counted answer at, at the least, on average: 8.5 MB (the
+ * `big` scenario's data document) in some two minutes.
+ */
+export const SLOWEST_READ = 64 * 1024
 
 /** The default timeouts. */
 export const timeouts: Readonly<ServerTimeouts> = {
@@ -27,7 +34,7 @@ export const timeouts: Readonly<ServerTimeouts> = {
 /** What each timeout does when it runs out, where the option's help says more than its name. */
 const outcomes: Partial<Record<keyof ServerTimeouts, string>> = {
   requestMs: 'else 408',
-  stalledMs: 'a large answer its client takes nothing of',
+  stalledMs: `a large answer its client takes nothing of, or under ${SLOWEST_READ / 1024} KB/s on average`,
 }
 
 /** The `timeouts` option's help: each with its default, from {@link timeouts}. */

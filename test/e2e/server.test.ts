@@ -579,7 +579,7 @@ describe('C3: large answers not yet read are bounded too', () => {
           await new Promise((resolve) => setTimeout(resolve, 200))
           again = askDb(port, true)
         }
-        // A client that reads is not cut: the whole answer (~18 MB) comes, however long it takes.
+        // A client that reads is not cut: the whole answer (~18 MB) comes.
         await again.read
         again.socket.destroy()
       }),

@@ -1,8 +1,11 @@
 import fc from 'fast-check'
-import { describe, expect, it } from 'vitest'
+import { describe, expect, it, vi } from 'vitest'
+import { EventEmitter } from 'node:events'
+import type { ServerResponse } from 'node:http'
 import { createServer } from 'node:http'
 import type { AddressInfo } from 'node:net'
-import { BodyBudget, fromNodeRequest, requestUrl } from '../../server/node-request.js'
+import { BodyBudget, fromNodeRequest, HELD_FROM, requestUrl } from '../../server/node-request.js'
+import { SLOWEST_READ } from '../../server/timeouts.js'
 
 /**
  * A plain request target is split, not parsed (server/node-request.ts): whatever it is, the
@@ -161,6 +164,58 @@ describe('fromNodeRequest: readBody', () => {
       // What the reads held went back to the budget.
       expect(full.take(24)).toBe(true)
       expect(full.take(1)).toBe(false)
+    }
+  })
+})
+
+describe('BodyBudget.holds: a large answer read too slowly', () => {
+  /** A response as holds() sees one: it can time out, be destroyed, and close. */
+  function response() {
+    const res = new EventEmitter() as EventEmitter & {
+      setTimeout: () => unknown
+      destroy: () => void
+      destroyed: boolean
+    }
+    res.destroyed = false
+    res.setTimeout = () => res
+    res.destroy = () => {
+      res.destroyed = true
+      res.emit('close')
+    }
+    return res as unknown as ServerResponse & { destroyed: boolean }
+  }
+
+  it('is cut once stalledMs and what SLOWEST_READ would take have passed, its bytes given back', () => {
+    vi.useFakeTimers()
+    try {
+      const budget = new BodyBudget(1024 * 1024, 1000)
+      const slow = response()
+      const bytes = 10 * SLOWEST_READ
+      expect(budget.holds(bytes, slow)).toBe(true)
+      expect(budget.take(1024 * 1024 - bytes + 1)).toBe(false)
+      vi.advanceTimersByTime(1000 + 10_000 - 1)
+      expect(slow.destroyed).toBe(false)
+      vi.advanceTimersByTime(1)
+      expect(slow.destroyed).toBe(true)
+      expect(budget.take(1024 * 1024)).toBe(true)
+    } finally {
+      vi.useRealTimers()
+    }
+  })
+
+  it('an answer sent in time is not cut later, and gives its bytes back once', () => {
+    vi.useFakeTimers()
+    try {
+      const budget = new BodyBudget(1024 * 1024, 1000)
+      const sent = response()
+      expect(budget.holds(HELD_FROM, sent)).toBe(true)
+      sent.emit('close')
+      vi.advanceTimersByTime(60_000)
+      expect(sent.destroyed).toBe(false)
+      expect(budget.take(1024 * 1024)).toBe(true)
+      expect(budget.take(1)).toBe(false)
+    } finally {
+      vi.useRealTimers()
     }
   })
 })
