@@ -64,9 +64,6 @@ export async function mswFrameOf(
       const headers = new Headers()
       for (let i = 0; i < req.rawHeaders.length; i += 2)
         headers.append(req.rawHeaders[i]!, req.rawHeaders[i + 1]!)
-      // The id the server chose (and logs) for this request.
-      const id = req.headers['x-request-id']
-      if (typeof id === 'string') headers.set('x-request-id', id)
       request = new Request(url, {
         method,
         headers,

@@ -4,15 +4,15 @@ import type { Front } from './context.js'
 
 /**
  * The request id (CONTRACT B6), chosen once here for every answer the front or the pipeline
- * makes (the pipeline takes it from the request) and for the log; a closing server's answers
- * close their connection.
+ * makes (the lean transport hands it to the pipeline; through MSW the pipeline chooses the same
+ * way); a closing server's answers close their connection. Not written into the request's
+ * headers: the journal keeps the headers the client sent, and it sent none.
  */
 export const requestId: Step<Front, void> = {
   name: 'request id',
   run(f, next) {
     const sent = f.req.headers['x-request-id']
     const id = requestIdFor(typeof sent === 'string' ? sent : null)
-    f.req.headers['x-request-id'] = id
     f.frame['x-request-id'] = id
     if (f.server.draining) f.frame.connection = 'close'
     next(f)

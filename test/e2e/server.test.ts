@@ -36,6 +36,25 @@ describe.each(['fast', 'msw'] as const)('over real HTTP (%s transport)', (transp
     await call('DELETE', '/__sandbox/overrides', { token: null })
   })
 
+  it('C2: the journal keeps the headers the client sent, not the X-Request-Id the server chose', async () => {
+    const chosen = await call('GET', '/users/1', { headers: { 'x-trace': 'chosen' } })
+    const echoed = await call('GET', '/users/1', {
+      headers: { 'x-trace': 'echoed', 'x-request-id': 'my-id-1' },
+    })
+    expect(echoed.headers.get('x-request-id')).toBe('my-id-1')
+    const journal = await call('GET', '/__sandbox/requests?order=desc&pageSize=20', { token: null })
+    type Entry = {
+      requestHeaders: Record<string, string>
+      responseHeaders: Record<string, string>
+    }
+    const entry = (trace: string) =>
+      (journal.body.data.list as Entry[]).find((e) => e.requestHeaders['x-trace'] === trace)!
+    expect(entry('chosen').requestHeaders['x-request-id']).toBeUndefined()
+    expect(entry('chosen').responseHeaders['x-request-id']).toBe(chosen.headers.get('x-request-id'))
+    expect(entry('echoed').requestHeaders['x-request-id']).toBe('my-id-1')
+    expect(entry('echoed').responseHeaders['x-request-id']).toBe('my-id-1')
+  })
+
   it.each([
     {
       method: 'GET',
