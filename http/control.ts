@@ -23,6 +23,7 @@ import { documentText } from '../contract/json-text.js'
 import type { ApiRequest, ApiResponse } from '../contract/exchange.js'
 import { madeDurable } from './durable.js'
 import type { Route } from './router.js'
+import { CONTROL_PREFIX } from './context.js'
 import { operationFor, Router } from './router.js'
 import { clip } from '../contract/params.js'
 import type { JournalFilter } from '../state/journal.js'
@@ -623,8 +624,9 @@ export function handleControl(
   host: ControlHost,
 ): Promise<ApiResponse> {
   const match = controlRouter(host.catalog).match(path)
-  if (!match) throw ApiError.of('notFound', `no control route ${request.method} /__sandbox${path}`)
-  const operation = operationFor(match.route, request.method)
+  if (!match)
+    throw ApiError.of('notFound', `no control route ${request.method} ${CONTROL_PREFIX}${path}`)
+  const operation = operationFor(match.route, request.method, CONTROL_PREFIX)
   return Promise.resolve(
     operation.run({
       ...host,

@@ -96,10 +96,13 @@ export function allowHeader(route: Route<unknown>): string {
   return Object.keys(route.operations).join(', ')
 }
 
-/** The operation for a method, or a 405 / 40500 with `Allow`. HEAD is served by GET. */
-export function operationFor<Op>(route: Route<Op>, method: string): Op {
+/**
+ * The operation for a method, or a 405 / 40500 with `Allow` naming the route under `prefix`
+ * (the control API's `/__sandbox`). HEAD is served by GET.
+ */
+export function operationFor<Op>(route: Route<Op>, method: string, prefix = ''): Op {
   const operation = operationOf(route, method)
-  if (operation === null) throw methodNotAllowed(route, method)
+  if (operation === null) throw methodNotAllowed(route, method, prefix)
   return operation
 }
 
@@ -113,10 +116,10 @@ export function operationOf<Op>(route: Route<Op>, method: string): Op | null {
 }
 
 /** 405 / 40500 for a method a route does not take, with its `Allow` header. */
-export function methodNotAllowed(route: Route<unknown>, method: string): ApiError {
+export function methodNotAllowed(route: Route<unknown>, method: string, prefix = ''): ApiError {
   return ApiError.of(
     'methodNotAllowed',
-    `${method.slice(0, 20)} is not allowed on ${route.path}; allowed: ${allowHeader(route)}`,
+    `${method.slice(0, 20)} is not allowed on ${prefix}${route.path}; allowed: ${allowHeader(route)}`,
     { allow: allowHeader(route) },
   )
 }

@@ -233,8 +233,10 @@ export class ScenarioSet {
 /** `no scenario named 'emtpy'; known: empty, default, …` (the closest first). */
 export function unknownScenario(name: string, known: readonly string[]): string {
   const asked = clip(name, 64)
+  // Names are lower case: `EMPTY` is nearest `empty`.
+  const near = asked.toLowerCase()
   const ranked = [...known].sort(
-    (a, b) => distance(asked, a) - distance(asked, b) || (a < b ? -1 : 1),
+    (a, b) => distance(near, a) - distance(near, b) || (a < b ? -1 : 1),
   )
   return `no scenario named '${asked}'; known (closest first): ${ranked.join(', ')}`
 }

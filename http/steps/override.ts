@@ -63,10 +63,10 @@ export function noRouteFor(c: Context): Answer {
   const withMiss = (body: unknown): never => {
     const miss = overrides.nearMiss(matchRequest(c, body))
     if (!miss) throw noRoute(c.request)
-    c.nearMiss = miss
+    c.nearMiss = { overrideId: miss.overrideId, reason: miss.reason }
     throw ApiError.of(
       'notFound',
-      `no route for ${c.request.method} ${clip(c.request.url.pathname, 100)}; the closest override (${miss.overrideId}) did not match on ${miss.reason}`,
+      `no route for ${c.request.method} ${clip(c.request.url.pathname, 100)}; the closest override (${miss.overrideId}: ${miss.method ?? 'any method'} ${clip(miss.path, 60)}) did not match on ${miss.reason}`,
     )
   }
   // The body is read only when an override's body condition could tell.

@@ -199,7 +199,7 @@ export class Overrides {
    * is closest to the request's ({@link pathCloseness}), then the newest. Null when the sandbox
    * has no overrides. Newest first, and no further than {@link NEAR_MISS_WORK}.
    */
-  nearMiss(request: MatchRequest): NearMiss | null {
+  nearMiss(request: MatchRequest): (NearMiss & { method?: string; path: string }) | null {
     let best: { stored: Stored; passed: number; reason: string; closeness: number } | null = null
     const segments = pathSegments(request.path)
     let work = 0
@@ -221,7 +221,14 @@ export class Overrides {
       if (!best || passed > best.passed || closeness > best.closeness)
         best = { stored, passed, reason, closeness }
     }
-    return best && { overrideId: best.stored.id, reason: best.reason }
+    return (
+      best && {
+        overrideId: best.stored.id,
+        reason: best.reason,
+        ...(best.stored.method ? { method: best.stored.method } : {}),
+        path: best.stored.path,
+      }
+    )
   }
 
   #public(stored: Stored): Override {

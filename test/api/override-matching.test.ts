@@ -127,7 +127,7 @@ describe.each(modes)('scenarios (CONTRACT C2), %s', (_, client, reset) => {
     const miss = await call('GET', '/reports', { headers: { 'X-Client': 'web' } })
     expect(miss.status).toBe(404)
     expect(miss.body.code).toBe(40400)
-    expect(miss.body.message).toContain(`closest override (${id})`)
+    expect(miss.body.message).toContain(`closest override (${id}: GET /reports)`)
     expect(miss.body.message).toContain('headers.x-client')
     const wrongMethod = await call('POST', '/reports', { body: {} })
     expect(wrongMethod.status).toBe(404)
@@ -149,12 +149,14 @@ describe.each(modes)('scenarios (CONTRACT C2), %s', (_, client, reset) => {
     await stub('/zzz')
     const miss = await call('GET', '/users/3/avatr')
     expect(miss.status).toBe(404)
-    expect(miss.body.message).toContain(`the closest override (${avatar}) did not match on path`)
+    expect(miss.body.message).toContain(
+      `the closest override (${avatar}: any method /users/{user_id}/avatar) did not match on path`,
+    )
     // Nearer in shape: the same number of segments, in the same places.
     const reports = await stub('/reports/{report_id}')
     await stub('/zzz/yyy/xxx/www')
     expect((await call('GET', '/reports/7/x')).body.message).toContain(
-      `the closest override (${reports}) did not match on path`,
+      `the closest override (${reports}: any method /reports/{report_id}) did not match on path`,
     )
   })
 })

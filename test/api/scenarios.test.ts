@@ -165,6 +165,23 @@ describe.each(modes)('scenarios %s', (_, client, reset) => {
     expect(wrong.body.message).toMatch(
       /no scenario named 'emtpy'; known \(closest first\): empty, /,
     )
+    // Names are lower case: one in capitals is nearest its own.
+    const capitals = await call('PUT', '/__sandbox/scenario', {
+      ...sandbox,
+      body: { name: 'EMPTY' },
+    })
+    expect(capitals.body.message).toMatch(
+      /no scenario named 'EMPTY'; known \(closest first\): empty, /,
+    )
+    // A method the route lacks names it as a client writes it.
+    const posted = await call('POST', '/__sandbox/scenario', {
+      ...sandbox,
+      body: { name: 'empty' },
+    })
+    expect([posted.status, posted.body.message]).toEqual([
+      405,
+      'POST is not allowed on /__sandbox/scenario; allowed: GET, PUT',
+    ])
     const info = await call('GET', '/__sandbox', sandbox)
     expect(info.body.data.scenario).toBe('empty')
     const none = await call('PUT', '/__sandbox/scenario', { ...sandbox, body: {} })
