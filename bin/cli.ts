@@ -5,7 +5,7 @@ import type { AnyResourceDefinition } from '../resources/define.js'
 import { Catalog } from '../resources/catalog.js'
 import type { OptionName, OptionSpec } from '../sandbox/option-table.js'
 import { flagName, HELP_FLAGS, optionTable } from '../sandbox/option-table.js'
-import { countNameProblem } from '../sandbox/options.js'
+import { countNameProblem, nearName } from '../sandbox/options.js'
 import { shopApi } from '../shop/index.js'
 import { countsOf, flagOf, integerFlag } from './flags.js'
 import { check } from './check.js'
@@ -77,6 +77,13 @@ async function loadModules(argv: readonly string[]) {
     return `${named}: ${(error as Error).message}`
   }
 }
+
+/** The flags a mistyped one is weighed against: the table's, the API's counts, the help's. */
+const knownFlags = [
+  ...flagOptions.map(([name]) => flagName(name)),
+  ...shopApi.resources.map(({ name }) => name),
+  ...Object.keys(HELP_FLAGS),
+]
 
 /** The table's on/off flags (`--strict`, `--quiet`, `--no-auth`, …), by flag name. */
 const switches = new Set(
@@ -371,7 +378,10 @@ function inWords(message: string): string {
     const names = unknown[1]!.split(', ')
     const word = names.find((name) => process.argv.slice(2).includes(name))
     if (word !== undefined) return `'${word}' is not a command or a flag's value`
-    const flags = names.map((name) => (name.length > 1 ? `--${name}` : `-${name}`))
+    const dashed = (name: string) => (name.length > 1 ? `--${name}` : `-${name}`)
+    const flags = names.map(dashed)
+    const near = names.length === 1 ? nearName(names[0]!, knownFlags) : null
+    if (near) return `${flags[0]} is not an option; did you mean ${dashed(near)}?`
     // `--categories 40` before its resource is loaded: the count flags come with --resources.
     const plural = names.some((name) => /^[a-z][a-z-]*s$/.test(name))
     return `${flags.join(', ')} ${flags.length > 1 ? 'are not options' : 'is not an option'}${plural ? ' (a count of your own resource? load it first with --resources <module>)' : ''}`

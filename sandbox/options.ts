@@ -62,11 +62,17 @@ function valueOr<K extends OptionName>(given: Record<string, unknown>, name: K) 
 
 /** `; did you mean port?` for a misspelt option (any scope) or resource count; else where to look. */
 function suggestion(name: string, catalog: Catalog): string {
-  const known = [...Object.keys(optionTable), ...catalog.names]
-  const near = closest(name, known)
+  const near = nearName(name, [...Object.keys(optionTable), ...catalog.names])
+  return near ? `; did you mean ${near}?` : ' (see the options reference, or shop-sandbox --help)'
+}
+
+/** The known name a mistyped one most likely meant (a letter or two off), or null. */
+export function nearName(name: string, known: readonly string[]): string | null {
+  if (known.length === 0) return null
+  const near = closest(name, [...known])
   return distance(name.toLowerCase(), near.toLowerCase()) <= (name.length <= 3 ? 1 : 2)
-    ? `; did you mean ${near}?`
-    : ' (see the options reference, or shop-sandbox --help)'
+    ? near
+    : null
 }
 
 /**

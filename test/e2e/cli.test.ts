@@ -120,6 +120,8 @@ describe('shop-sandbox CLI', () => {
     [['--delay', 'soon'], '--delay must be <ms> or <min>-<max>'],
     [['--error-rate', '2'], '--error-rate must be a number from 0 to 1'],
     [['--bogus'], '--bogus is not an option'],
+    [['--prot', '4011'], '--prot is not an option; did you mean --port?'],
+    [['--usrs', '5'], '--usrs is not an option; did you mean --users?'],
     [['serve', 'extra'], "'extra' is not a command or a flag's value"],
     [['--port', '1', '--port', '2'], '--port was given 2 times; give it once'],
     [['--data-format', 'yaml'], "--data-format must be one of pretty, compact, got 'yaml'"],
