@@ -17,6 +17,9 @@ import { serve } from './serve.js'
 import { USAGE_ERROR } from './exit-codes.js'
 import { mcp } from './mcp.js'
 
+/** The commands, as `.command()` declares them below (a test holds the two together). */
+export const commandNames = ['init', 'openapi', 'mcp', 'check', 'serve'] as const
+
 /** The table's options that are flags of `serve`, in the table's order. */
 const flagOptions = (Object.entries(optionTable) as Array<[OptionName, OptionSpec]>).filter(
   ([, spec]) => spec.flag !== undefined,
@@ -377,7 +380,14 @@ function inWords(message: string): string {
   if (unknown) {
     const names = unknown[1]!.split(', ')
     const word = names.find((name) => process.argv.slice(2).includes(name))
-    if (word !== undefined) return `'${word}' is not a command or a flag's value`
+    if (word !== undefined) {
+      // `shop-sandbox serv`: the first word a mistyped command, as git and npm suggest it.
+      const first = process.argv.slice(2).find((argument) => !argument.startsWith('-'))
+      const near = first === word ? nearName(word, commandNames) : null
+      return near
+        ? `'${word}' is not a command; did you mean '${near}'?`
+        : `'${word}' is not a command or a flag's value`
+    }
     const dashed = (name: string) => (name.length > 1 ? `--${name}` : `-${name}`)
     const flags = names.map(dashed)
     const near = names.length === 1 ? nearName(names[0]!, knownFlags) : null

@@ -7,6 +7,7 @@ import { join } from 'node:path'
 import { fileURLToPath } from 'node:url'
 import { promisify } from 'node:util'
 import { afterEach, describe, expect, it } from 'vitest'
+import { commandNames } from '../../bin/cli.js'
 
 const bin = fileURLToPath(new URL('../../dist/bin/shop-sandbox.js', import.meta.url))
 const run = promisify(execFile)
@@ -68,6 +69,11 @@ describe('shop-sandbox CLI', () => {
     ]) {
       expect(stdout).toContain(text)
     }
+    // The commands a mistyped one is compared with are those the help lists.
+    const commands = stdout.slice(stdout.indexOf('Commands:'), stdout.indexOf('Options:'))
+    expect([...commands.matchAll(/^ {2}shop-sandbox (\w+)/gm)].map((match) => match[1])).toEqual(
+      commandNames,
+    )
   })
 
   it('--version prints the package version', async () => {
@@ -123,6 +129,8 @@ describe('shop-sandbox CLI', () => {
     [['--prot', '4011'], '--prot is not an option; did you mean --port?'],
     [['--usrs', '5'], '--usrs is not an option; did you mean --users?'],
     [['serve', 'extra'], "'extra' is not a command or a flag's value"],
+    [['serv'], "'serv' is not a command; did you mean 'serve'?"],
+    [['opnapi'], "'opnapi' is not a command; did you mean 'openapi'?"],
     [['--port', '1', '--port', '2'], '--port was given 2 times; give it once'],
     [['--data-format', 'yaml'], "--data-format must be one of pretty, compact, got 'yaml'"],
     [['--cors-origin', 'example.com'], '--cors-origin must be an origin: a scheme, a host'],
