@@ -11,7 +11,7 @@ import { createApiSandbox } from '../sandbox/create-sandbox.js'
 import type { SandboxOptions } from '../sandbox/options.js'
 import { parseBaseUrl, resolveOptions } from '../sandbox/options.js'
 import type { UnhandledStrategy } from '../sandbox/unhandled.js'
-import { unhandledOptions } from '../sandbox/unhandled.js'
+import { unhandledOptions, unhandledStrategy } from '../sandbox/unhandled.js'
 import { claims, createHandlers, toFetchResponse } from '../sandbox/msw-handlers.js'
 import { apiRoutes } from '../http/routes.js'
 import { DEFAULT_SCENARIO, isSeedData, unknownScenario } from '../state/scenarios.js'
@@ -119,9 +119,10 @@ export async function startApiSandbox(
   options: BrowserSandboxOptions & { api: ApiDefinition },
   preparing: Promise<void> = Promise.resolve(),
 ): Promise<BrowserSandbox> {
+  const strategy = unhandledStrategy(options, 'startSandbox()') ?? 'bypass'
   const {
-    onUnhandledRequest = 'bypass',
-    onUnhandledFrame = onUnhandledRequest,
+    onUnhandledRequest: _,
+    onUnhandledFrame: __,
     quiet = false,
     persist = false,
     serviceWorkerUrl,
@@ -154,7 +155,7 @@ export async function startApiSandbox(
     ),
   )
   const started = worker.start({
-    ...unhandledOptions(onUnhandledFrame),
+    ...unhandledOptions(strategy),
     quiet,
     ...(serviceWorkerUrl ? { serviceWorker: { url: serviceWorkerUrl } } : {}),
   })

@@ -8,7 +8,7 @@ import type { ShopSandboxOptions } from '../shop/defaults.js'
 import { createSandbox } from '../shop/defaults.js'
 import type { shopResources } from '../shop/index.js'
 import type { UnhandledStrategy } from '../sandbox/unhandled.js'
-import { unhandledOptions } from '../sandbox/unhandled.js'
+import { unhandledOptions, unhandledStrategy } from '../sandbox/unhandled.js'
 
 /** Options of `listen()`: either name of MSW's option works on msw 2 and msw 3. */
 export interface SandboxListenOptions {
@@ -66,7 +66,7 @@ export function setupSandbox(
     server,
     sandbox,
     listen(listenOptions: SandboxListenOptions = {}) {
-      const strategy = listenOptions.onUnhandledFrame ?? listenOptions.onUnhandledRequest
+      const strategy = unhandledStrategy(listenOptions, 'listen()', true)
       listen((strategy ? unhandledOptions(strategy) : {}) as Parameters<SetupServer['listen']>[0])
       listening = true
     },

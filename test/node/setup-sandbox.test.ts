@@ -34,3 +34,30 @@ describe('setupSandbox', () => {
     })
   })
 })
+
+describe('listen() options', () => {
+  // A misspelt option left unclaimed requests bypassed, silently, where the test meant 'error'.
+  it.each([
+    [
+      { onUnhandled: 'error' },
+      'listen(): onUnhandled is not an option (onUnhandledRequest, onUnhandledFrame)',
+    ],
+    [
+      { onUnhandledRequests: 'error' },
+      'listen(): onUnhandledRequests is not an option; did you mean onUnhandledRequest?',
+    ],
+    [
+      { onUnhandledRequest: 'erorr' },
+      "listen(): onUnhandledRequest must be 'bypass', 'warn', 'error' or a function, got \"erorr\"",
+    ],
+    [
+      { onUnhandledFrame: 7 },
+      "listen(): onUnhandledFrame must be 'bypass', 'warn', 'error' or a function, got 7",
+    ],
+  ])('refuses %j, naming the option', (options, message) => {
+    const other = setupSandbox({ baseUrl: 'https://other.example.test' })
+    expect(() => other.listen(options as never)).toThrow(new TypeError(message))
+    // Refused before MSW listened: closing finds nothing to close.
+    expect(() => other.close()).not.toThrow()
+  })
+})
