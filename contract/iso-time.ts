@@ -1,8 +1,12 @@
 /**
  * `new Date(ms).toISOString()` for times from year 0 to 9999 (`0000-01-01T00:00:00.000Z` to
- * `9999-12-31T23:59:59.999Z`), some four times faster: seeding formats two per record (the
- * `big` scenario's 30,000 timestamps took ~80 ms of one turn of the loop in Node 20). The date
- * from the day number by Howard Hinnant's `civil_from_days`.
+ * `9999-12-31T23:59:59.999Z`), some two to four times faster: seeding formats two per record
+ * (the `big` scenario's 30,000 timestamps took ~80 ms of one turn of the loop in Node 20). The
+ * date from the day number by Howard Hinnant's `civil_from_days`.
+ *
+ * The text is made in one piece, from its characters' codes: joined from its 13 parts (a
+ * template literal), V8 kept each timestamp as a tree of them, ~310 bytes where Date's takes
+ * 40, and the settled memory of a 100,000-user server grew from 195 to 301 MB.
  */
 export function isoTime(ms: number): string {
   // Outside those years (six-digit years), not a whole millisecond, or not a time: as Date does it.
@@ -31,7 +35,32 @@ export function isoTime(ms: number): string {
   rest -= minutes * 60_000
   const seconds = Math.floor(rest / 1000)
   const millis = rest - seconds * 1000
-  return `${String(year).padStart(4, '0')}-${two(month)}-${two(day)}T${two(hours)}:${two(minutes)}:${two(seconds)}.${millis < 10 ? '00' : millis < 100 ? '0' : ''}${millis}Z`
+  return String.fromCharCode(
+    ZERO + Math.floor(year / 1000),
+    ZERO + (Math.floor(year / 100) % 10),
+    ZERO + (Math.floor(year / 10) % 10),
+    ZERO + (year % 10),
+    DASH,
+    ZERO + Math.floor(month / 10),
+    ZERO + (month % 10),
+    DASH,
+    ZERO + Math.floor(day / 10),
+    ZERO + (day % 10),
+    T,
+    ZERO + Math.floor(hours / 10),
+    ZERO + (hours % 10),
+    COLON,
+    ZERO + Math.floor(minutes / 10),
+    ZERO + (minutes % 10),
+    COLON,
+    ZERO + Math.floor(seconds / 10),
+    ZERO + (seconds % 10),
+    DOT,
+    ZERO + Math.floor(millis / 100),
+    ZERO + (Math.floor(millis / 10) % 10),
+    ZERO + (millis % 10),
+    Z,
+  )
 }
 
 /** The first and last millisecond a timestamp (`0000-01-01T00:00:00.000Z`…) can write. */
@@ -40,6 +69,10 @@ export const LATEST = Date.parse('9999-12-31T23:59:59.999Z')
 
 const DAY = 86_400_000
 
-function two(value: number): string {
-  return value < 10 ? `0${value}` : `${value}`
-}
+// The codes of the characters a timestamp holds.
+const ZERO = 0x30 // '0'
+const DASH = 0x2d // '-'
+const T = 0x54
+const COLON = 0x3a
+const DOT = 0x2e
+const Z = 0x5a

@@ -1,3 +1,5 @@
+import { setFlagsFromString } from 'node:v8'
+import { runInNewContext } from 'node:vm'
 import fc from 'fast-check'
 import { describe, expect, it } from 'vitest'
 import { EARLIEST, isoTime, LATEST } from '../../contract/iso-time.js'
@@ -36,5 +38,24 @@ describe('isoTime', () => {
       expect(isoTime(ms)).toBe(dated(ms))
     expect(() => isoTime(Number.NaN)).toThrow(RangeError)
     expect(() => isoTime(8.64e15 + 1)).toThrow(RangeError)
+  })
+
+  // Joined from its parts, each timestamp stayed a tree of them (~310 bytes where Date's text
+  // takes 40): the settled memory of a 100,000-user server grew from 195 to 301 MB.
+  it('keeps a timestamp in as few bytes as the text of Date does', () => {
+    setFlagsFromString('--expose-gc')
+    const gc = runInNewContext('gc') as () => void
+    const held = (format: (ms: number) => string) => {
+      const kept: string[] = Array.from({ length: 100_000 }, () => '')
+      gc()
+      const before = process.memoryUsage().heapUsed
+      for (let i = 0; i < kept.length; i++) kept[i] = format(1.7e12 + i * 7919)
+      gc()
+      const bytes = (process.memoryUsage().heapUsed - before) / kept.length
+      expect(kept[99_999]).toBe(dated(1.7e12 + 99_999 * 7919))
+      return bytes
+    }
+    const date = held(dated)
+    expect(held(isoTime)).toBeLessThan(date * 1.5 + 8)
   })
 })
