@@ -122,8 +122,10 @@ describe('the packed tarball, installed in a fresh project', { timeout: COMMAND_
     // alone, a module a page's bundle cannot take: scripts/build-esm.ts), 760 kB with the MCP
     // SDK's server bundled into the chunk `shop-sandbox mcp` loads (issue 46: ~70 kB packed
     // instead of ~90 packages, 29 MB, installed beside the package), 801 kB with the
-    // twelfth session's hardening (work in slices, budgets for answers and data files).
-    expect(size).toBeLessThan(820_000)
+    // twelfth session's hardening (work in slices, budgets for answers and data files), 820 kB
+    // with the sixteenth's and seventeenth's (slices by time, timestamps by hand, the checks of
+    // `listen()`'s options): the bound keeps ~20 kB of room for what the next mends add.
+    expect(size).toBeLessThan(840_000)
   })
 
   it('(a) npx shop-sandbox --help, then serve on a free port and answer a request', async () => {
