@@ -1,6 +1,6 @@
 /**
  * `new Date(ms).toISOString()` for times from year 0 to 9999 (`0000-01-01T00:00:00.000Z` to
- * `9999-12-31T23:59:59.999Z`), some two to four times faster: seeding formats two per record
+ * `9999-12-31T23:59:59.999Z`), about twice as fast: seeding formats two per record
  * (the `big` scenario's 30,000 timestamps took ~80 ms of one turn of the loop in Node 20). The
  * date from the day number by Howard Hinnant's `civil_from_days`.
  *
@@ -35,32 +35,25 @@ export function isoTime(ms: number): string {
   rest -= minutes * 60_000
   const seconds = Math.floor(rest / 1000)
   const millis = rest - seconds * 1000
-  return String.fromCharCode(
-    ZERO + Math.floor(year / 1000),
-    ZERO + (Math.floor(year / 100) % 10),
-    ZERO + (Math.floor(year / 10) % 10),
-    ZERO + (year % 10),
-    DASH,
-    ZERO + Math.floor(month / 10),
-    ZERO + (month % 10),
-    DASH,
-    ZERO + Math.floor(day / 10),
-    ZERO + (day % 10),
-    T,
-    ZERO + Math.floor(hours / 10),
-    ZERO + (hours % 10),
-    COLON,
-    ZERO + Math.floor(minutes / 10),
-    ZERO + (minutes % 10),
-    COLON,
-    ZERO + Math.floor(seconds / 10),
-    ZERO + (seconds % 10),
-    DOT,
-    ZERO + Math.floor(millis / 100),
-    ZERO + (Math.floor(millis / 10) % 10),
-    ZERO + (millis % 10),
-    Z,
-  )
+  put(0, year, 4)
+  put(5, month, 2)
+  put(8, day, 2)
+  put(11, hours, 2)
+  put(14, minutes, 2)
+  put(17, seconds, 2)
+  put(20, millis, 3)
+  return String.fromCharCode.apply(null, codes)
+}
+
+/** The character codes of the timestamp being written: its separators stay, its digits are put. */
+const codes = [...'0000-00-00T00:00:00.000Z'].map((char) => char.charCodeAt(0))
+
+/** Writes `value`'s last `width` decimal digits into {@link codes} from `at`. */
+function put(at: number, value: number, width: number): void {
+  for (let index = at + width - 1; index >= at; index--) {
+    codes[index] = 0x30 + (value % 10)
+    value = Math.floor(value / 10)
+  }
 }
 
 /** The first and last millisecond a timestamp (`0000-01-01T00:00:00.000Z`…) can write. */
@@ -68,11 +61,3 @@ export const EARLIEST = Date.parse('0000-01-01T00:00:00.000Z')
 export const LATEST = Date.parse('9999-12-31T23:59:59.999Z')
 
 const DAY = 86_400_000
-
-// The codes of the characters a timestamp holds.
-const ZERO = 0x30 // '0'
-const DASH = 0x2d // '-'
-const T = 0x54
-const COLON = 0x3a
-const DOT = 0x2e
-const Z = 0x5a
