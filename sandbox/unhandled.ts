@@ -1,10 +1,8 @@
 import { nearName } from './options.js'
 
-/** What MSW does with a request no handler claims. */
-export type UnhandledStrategy = 'bypass' | 'warn' | 'error'
-
-/** The strategies, as MSW names them. */
-const strategies: readonly UnhandledStrategy[] = ['bypass', 'warn', 'error']
+/** What MSW does with a request no handler claims, as MSW names it. */
+const strategies = ['bypass', 'warn', 'error'] as const
+export type UnhandledStrategy = (typeof strategies)[number]
 
 /** The option's two names: msw 2 reads the first, msw 3 the second. */
 const names = ['onUnhandledRequest', 'onUnhandledFrame'] as const
@@ -44,7 +42,7 @@ export function unhandledStrategy(
   for (const name of names) {
     const value = options[name]
     if (value === undefined || typeof value === 'function') continue
-    if (!strategies.includes(value as UnhandledStrategy))
+    if (!(strategies as readonly unknown[]).includes(value))
       throw new TypeError(
         `${where}: ${name} must be ${strategies.map((s) => `'${s}'`).join(', ')} or a function, got ${JSON.stringify(value)?.slice(0, 60) ?? String(value)}`,
       )
