@@ -1,4 +1,5 @@
 import type { CodeDefinition, CodeSpec, GenericCodeName } from './codes.js'
+import { AnswerError } from './answer-error.js'
 import { codeEntry, codes } from './codes.js'
 
 /** Headers a status always carries (CONTRACT B4, B5): the 401 challenge, 429's `Retry-After`. */
@@ -38,7 +39,7 @@ export function problemList(problems: readonly string[], uncounted = 0): string 
  * @example
  * throw ApiError.of('notFound', 'user 42 not found')
  */
-export class ApiError extends Error {
+export class ApiError extends AnswerError {
   override readonly name = 'ApiError'
 
   constructor(

@@ -1,3 +1,4 @@
+import { AnswerError } from '../contract/answer-error.js'
 import { MAX_ID } from '../contract/fields.js'
 
 /*
@@ -55,7 +56,7 @@ export function deepFreeze<V>(value: V): V {
  * A write refused because another record already holds one of its unique keys: nothing was
  * changed. The data service answers it 409 with the resource's code.
  */
-export class UniqueConflict extends Error {
+export class UniqueConflict extends AnswerError {
   constructor(
     readonly table: string,
     readonly index: string,
