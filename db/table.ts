@@ -22,9 +22,12 @@ const SORTED_ENTRY_BYTES = 16
 /** Filters whose matches a table keeps between writes. */
 const MATCH_CACHE_ENTRIES = 8
 
-/** What a cached list of matches costs: a slot per record, and its key. */
-function matchBytes(filter: string, list: readonly unknown[]): number {
-  return ROW_BYTES * list.length + 2 * filter.length + DERIVED_BYTES
+/**
+ * What a cached list of matches costs: a slot per record, a byte per id up to the last match's
+ * (the marks a sorted page of them keeps, resources/list.ts), and its key.
+ */
+function matchBytes(filter: string, list: readonly { id: number }[]): number {
+  return ROW_BYTES * list.length + (list.at(-1)?.id ?? 0) + 2 * filter.length + DERIVED_BYTES
 }
 
 /** What a derived text or a sort key costs besides its slot. */

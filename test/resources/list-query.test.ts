@@ -137,7 +137,12 @@ describe('list queries over a table’s indexes (sorted views, keyword texts)', 
     const table = fresh()
     const run = (query: string) =>
       runListQuery(table, parseListQuery(new URLSearchParams(query), spec, false), spec)
-    for (const query of queries) run(query)
+    for (const query of queries) {
+      run(query)
+      // Asked again: from the matches (and their marks) the table kept.
+      const again = run(query)
+      expect({ list: again.list, total: again.total }, query).toEqual(expected(table, query))
+    }
     table.insert({ name: 'item 000 new', status: 'on', score: 0 })
     table.replace({ ...table.get(10)!, score: 16, name: 'ITEM 999' })
     table.delete(11)
