@@ -72,16 +72,30 @@ export function lineProblem(line: string): LineRefusal | null {
 }
 
 /**
- * What is wrong with a `tools/call`'s params, in the words of C6 (the SDK answered a name or
- * arguments of the wrong type -32603, "internal error", with zod's issues as its message).
+ * What is wrong with the params of a `tools/call` or a `resources/read`, in the words of C6 (the
+ * SDK answered a name, arguments or URI of the wrong type -32603, "internal error", with zod's
+ * issues as its message).
  */
 function callProblem({ method, params }: { method?: unknown; params?: unknown }): string | null {
-  if (method !== 'tools/call') return null
+  if (method !== 'tools/call' && method !== 'resources/read') return null
   const kind = (value: unknown) =>
     value === null ? 'null' : Array.isArray(value) ? 'a list' : typeof value
+  const reading = method === 'resources/read'
   if (typeof params !== 'object' || params === null || Array.isArray(params))
-    return `params: must be an object with the tool's name and arguments, got ${kind(params)}`
-  const { name, arguments: given } = params as { name?: unknown; arguments?: unknown }
+    return `params: must be an object with ${reading ? "the resource's uri" : "the tool's name and arguments"}, got ${kind(params)}`
+  const {
+    name,
+    arguments: given,
+    uri,
+  } = params as {
+    name?: unknown
+    arguments?: unknown
+    uri?: unknown
+  }
+  if (reading)
+    return typeof uri === 'string'
+      ? null
+      : `params.uri: must be a resource's URI (a string; resources/list lists them), got ${kind(uri)}`
   if (typeof name !== 'string')
     return `params.name: must be a tool's name (a string; tools/list lists them), got ${kind(name)}`
   if (given !== undefined && (typeof given !== 'object' || given === null || Array.isArray(given)))

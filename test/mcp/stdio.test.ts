@@ -327,6 +327,22 @@ describe('a tools/call whose name or arguments are of the wrong type (lineProble
     expect(call({ name: 'call_api', arguments: { method: 'GET', path: '/users' } })).toBeNull()
     expect(call({ name: 'reset' })).toBeNull()
   })
+
+  it('so is a resources/read without a URI in a string, and one with it passes', () => {
+    const read = (params: unknown) =>
+      lineProblem(JSON.stringify({ jsonrpc: '2.0', id: 5, method: 'resources/read', params }))
+    const wrong = (field: string, got: string) => ({
+      id: 5,
+      code: -32602,
+      message: expect.stringMatching(
+        new RegExp(`^Invalid params: ${field}: must be .*, got ${got}$`),
+      ),
+    })
+    expect(read({})).toEqual(wrong('params\\.uri', 'undefined'))
+    expect(read({ uri: 42 })).toEqual(wrong('params\\.uri', 'number'))
+    expect(read({ uri: 'shop-sandbox://openapi.json' })).toBeNull()
+    expect(read({ uri: 'shop-sandbox://nothing' })).toBeNull()
+  })
 })
 
 describe('shop-sandbox mcp --url, acting on a running server', () => {
