@@ -2,6 +2,15 @@
 export const MAX_JSON_DEPTH = 64
 
 /**
+ * Keys (object members) an API request's body may hold: more is 413 / 41300 before it is parsed
+ * (C3). Parsing a megabyte of keys never seen before held the event loop 100-280 ms (V8 makes a
+ * new shape or a dictionary entry for each), where a megabyte of the API's own fields takes ~12;
+ * at this bound, ~6-30 ms. A record of any resource has far fewer fields. The control API's
+ * bodies (an override's answer, a data document) are not API requests and have their own bounds.
+ */
+export const MAX_BODY_KEYS = 10_000
+
+/**
  * What a parsed JSON value costs in memory, estimated from its shape rather than its text: an
  * empty object takes some 60 bytes of heap whatever its JSON (`{}`, two characters), so a
  * budget counted in JSON characters lets `[{},{},…]` take seven times what it was allowed.

@@ -6,7 +6,7 @@ import {
   safeParseReporting,
 } from '../contract/issues.js'
 import { ApiError, MAX_PROBLEMS } from '../contract/api-error.js'
-import { MAX_JSON_DEPTH } from '../contract/json-size.js'
+import { MAX_BODY_KEYS, MAX_JSON_DEPTH } from '../contract/json-size.js'
 import type { ApiRequest } from '../contract/exchange.js'
 import { clip } from '../contract/params.js'
 import { givenBack } from '../db/progress.js'
@@ -15,7 +15,7 @@ import { limitFlag } from '../state/limits.js'
 /** Bodies larger than this are refused with 413 / 41300 (CONTRACT B5). */
 export const BODY_LIMIT = 1024 * 1024
 
-export { MAX_JSON_DEPTH }
+export { MAX_BODY_KEYS, MAX_JSON_DEPTH }
 
 /** How deep arrays and objects nest in a JSON text, stopping early past `max` (no recursion). */
 export function jsonDepthExceeds(text: string, max: number): boolean {
@@ -24,19 +24,27 @@ export function jsonDepthExceeds(text: string, max: number): boolean {
 
 /**
  * What a JSON text exceeds, read outside its strings without parsing it: nesting deeper than
- * `maxDepth` (`'depth'`), or more than `maxCommas` commas (`'commas'`: its keys and list items,
- * less one a container), or null. Linear; the engine's own search counts `{`, `[` and `,` first,
- * and a text that cannot exceed either is done without the walk (most are). The walk jumps over
- * each string with the engine's search for its closing quote (a data document is mostly strings).
+ * `maxDepth` (`'depth'`), more than `maxCommas` commas (`'commas'`: its keys and list items,
+ * less one a container), more than `maxKeys` keys (`'keys'`: its colons), or null. Linear; the
+ * engine's own search counts `{`, `[`, `,` and `:` first, and a text that cannot exceed any is
+ * done without the walk (most are). The walk jumps over each string with the engine's search
+ * for its closing quote (a data document is mostly strings).
  */
 export function jsonShapeExceeds(
   text: string,
   maxDepth: number,
   maxCommas = Number.POSITIVE_INFINITY,
-): 'depth' | 'commas' | null {
-  if (!openersExceed(text, maxDepth) && !occurrencesExceed(text, ',', maxCommas)) return null
+  maxKeys = Number.POSITIVE_INFINITY,
+): 'depth' | 'commas' | 'keys' | null {
+  if (
+    !openersExceed(text, maxDepth) &&
+    !occurrencesExceed(text, ',', maxCommas) &&
+    !occurrencesExceed(text, ':', maxKeys)
+  )
+    return null
   let depth = 0
   let commas = 0
+  let keys = 0
   for (let index = 0; index < text.length; index++) {
     const char = text.charCodeAt(index)
     if (char === 34 /* " */) {
@@ -46,6 +54,7 @@ export function jsonShapeExceeds(
       if (++depth > maxDepth) return 'depth'
     } else if (char === 125 /* } */ || char === 93 /* ] */) depth--
     else if (char === 44 /* , */ && ++commas > maxCommas) return 'commas'
+    else if (char === 58 /* : */ && ++keys > maxKeys) return 'keys'
   }
   return null
 }
@@ -93,15 +102,26 @@ const utf8 = new TextDecoder('utf-8', { fatal: true })
 
 const jsonType = /^application\/(?:json|[\w.+-]+\+json)\s*(?:;|$)/i
 
+/** How {@link readJsonBody} reads one body. */
+export interface BodyReading {
+  /** Bytes the body may take: more is 413 / 41300. */
+  limit?: number
+  /** Where its size, the parsed body and its text are written. */
+  seen?: { bytes?: number; body?: unknown; bodyText?: string }
+  /** Called with its size once read, before it is decoded: may refuse it room (it throws). */
+  admit?: (bytes: number) => void
+  /** Keys it may hold (an API request's: {@link MAX_BODY_KEYS}): more is 413 / 41300. */
+  maxKeys?: number
+}
+
 /**
  * Reads a JSON request body in the order of CONTRACT B4: size (413), then media type (415),
- * then JSON syntax (400 / 40004). Given `seen`, its size, the parsed body and its text are written there.
+ * then JSON syntax (400 / 40004), its shape checked before it is parsed (nesting 400 / 40004,
+ * keys 413 / 41300).
  */
 export async function readJsonBody(
   request: Pick<ApiRequest, 'header' | 'readBody'>,
-  limit = BODY_LIMIT,
-  seen?: { bytes?: number; body?: unknown; bodyText?: string },
-  admit?: (bytes: number) => void,
+  { limit = BODY_LIMIT, seen, admit, maxKeys }: BodyReading = {},
 ): Promise<unknown> {
   const declared = request.header('content-length')
   const tooLarge = () =>
@@ -141,10 +161,16 @@ export async function readJsonBody(
     throw ApiError.of('malformedJson', 'malformed JSON body: not valid UTF-8')
   }
   if (large) await givenBack()
-  if (jsonDepthExceeds(text, MAX_JSON_DEPTH))
+  const shape = jsonShapeExceeds(text, MAX_JSON_DEPTH, undefined, maxKeys)
+  if (shape === 'depth')
     throw ApiError.of(
       'malformedJson',
       `malformed JSON body: nested deeper than ${MAX_JSON_DEPTH} levels`,
+    )
+  if (shape === 'keys')
+    throw ApiError.of(
+      'payloadTooLarge',
+      `body holds more than ${maxKeys} keys (an API request's body needs far fewer)`,
     )
   if (large) await givenBack()
   try {

@@ -632,7 +632,7 @@ export function handleControl(
       ...host,
       request,
       instance,
-      readJson: (limit, seen, admit) => readJsonBody(request, limit, seen, admit),
+      readJson: (limit, seen, admit) => readJsonBody(request, { limit, seen, admit }),
     }),
   )
 }

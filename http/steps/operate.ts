@@ -5,7 +5,7 @@ import { clip, invalidParameter, rejectUnknown } from '../../contract/params.js'
 import { limitFlag } from '../../state/limits.js'
 import { DataService } from '../../resources/service.js'
 import type { SandboxInstance } from '../../state/instance.js'
-import { readJsonBody } from '../body.js'
+import { MAX_BODY_KEYS, readJsonBody } from '../body.js'
 import type { Step } from '../compose.js'
 import type { Answer, Context, PipelineHost } from '../context.js'
 import { durably } from '../durable.js'
@@ -47,7 +47,7 @@ export const operate: Step<Context, Answer> = {
       basePath: host.basePath,
       wantsRepresentation: c.preferences?.representation ?? false,
       // The body and its size are remembered on the context, for the journal and the data file.
-      readJson: () => readJsonBody(c, undefined, c),
+      readJson: () => readJsonBody(c, { seen: c, maxKeys: MAX_BODY_KEYS }),
     }
     const deletes = request.method === 'DELETE'
     if (writes && !deletes && !instance.roomToWrite()) throw dataFull(instance)

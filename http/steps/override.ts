@@ -3,7 +3,13 @@ import { clip } from '../../contract/params.js'
 import type { Catalog } from '../../resources/catalog.js'
 import type { MatchRequest } from '../../state/overrides/index.js'
 import { NEEDS_BODY, NO_JSON, overrideAnswer } from '../../state/overrides/index.js'
-import { BODY_LIMIT, jsonDepthExceeds, MAX_JSON_DEPTH, readJsonBody } from '../body.js'
+import {
+  BODY_LIMIT,
+  jsonShapeExceeds,
+  MAX_BODY_KEYS,
+  MAX_JSON_DEPTH,
+  readJsonBody,
+} from '../body.js'
 import type { Step } from '../compose.js'
 import type { Answer, Context } from '../context.js'
 import type { Operation } from '../operation.js'
@@ -40,7 +46,7 @@ export const override: Step<Context, Answer> = {
       // What the client sent is kept for verification, when it is JSON (else just not journaled).
       if (c.body === undefined && BODY_METHODS.has(c.request.method)) {
         try {
-          await readJsonBody(c, undefined, c)
+          await readJsonBody(c, { seen: c, maxKeys: MAX_BODY_KEYS })
         } catch {
           // Not JSON, too large or cut off: the override answers all the same.
         }
@@ -90,8 +96,8 @@ async function jsonForMatching(c: Context): Promise<unknown> {
   if (typeof bytes === 'string' || bytes.byteLength === 0) return NO_JSON
   try {
     const text = new TextDecoder('utf-8', { fatal: true }).decode(bytes)
-    // Nested past the bound, it is no JSON to match (the operation answers it 400 / 40004).
-    if (jsonDepthExceeds(text, MAX_JSON_DEPTH)) return NO_JSON
+    // Nested or wide past the bounds, it is no JSON to match (the operation answers it 400 or 413).
+    if (jsonShapeExceeds(text, MAX_JSON_DEPTH, undefined, MAX_BODY_KEYS) !== null) return NO_JSON
     const value: unknown = JSON.parse(text)
     c.body = value
     c.bodyText = text

@@ -2,7 +2,7 @@ import fc from 'fast-check'
 import { describe, expect, it } from 'vitest'
 import type { ApiRequest, ApiResponse, DbDocument, Sandbox } from '../../index.js'
 import { checkDocument, codes, createSandbox } from '../../index.js'
-import { jsonDepthExceeds } from '../../http/body.js'
+import { jsonDepthExceeds, MAX_BODY_KEYS } from '../../http/body.js'
 import { request } from '../support/arbitraries.js'
 
 type Generated = typeof request extends fc.Arbitrary<infer R> ? R : never
@@ -190,5 +190,61 @@ describe('the nesting check (C3)', () => {
       }),
       { numRuns: 5000 },
     )
+  })
+})
+
+describe('the keys bound of an API body (C3)', () => {
+  const sandbox = createSandbox()
+  const admin = { authorization: 'Bearer sandbox-admin-token', 'content-type': 'application/json' }
+  /** A user's create body with `extra` more keys, none seen before (what costs a parse most). */
+  const wide = (extra: number, email: string) => {
+    const keys = Array.from({ length: extra }, (_, index) => `"${email}-${index}":0`)
+    return `{${keys.join(',')},"name":"wide one","email":"${email}@example.com"}`
+  }
+
+  it('a body with more keys than the bound is 413 / 41300 saying so, before it is parsed', async () => {
+    const response = await sandbox.fetch('/users', {
+      method: 'POST',
+      headers: admin,
+      body: wide(MAX_BODY_KEYS, 'too-wide'),
+    })
+    expect(response.status).toBe(413)
+    expect(await response.json()).toEqual({
+      code: 41300,
+      message: `body holds more than ${MAX_BODY_KEYS} keys (an API request's body needs far fewer)`,
+      data: null,
+    })
+    expect(sandbox.db.users.all().some((user) => user.email === 'too-wide@example.com')).toBe(false)
+  })
+
+  it('one at the bound is read (unknown fields ignored), and colons in its strings are no keys', async () => {
+    const atBound = await sandbox.fetch('/users', {
+      method: 'POST',
+      headers: admin,
+      body: wide(MAX_BODY_KEYS - 2, 'at-bound'),
+    })
+    expect(atBound.status).toBe(201)
+    const colons = await sandbox.fetch('/users', {
+      method: 'POST',
+      headers: admin,
+      body: JSON.stringify({
+        name: 'colons',
+        email: 'colons@example.com',
+        note: ':'.repeat(MAX_BODY_KEYS * 2),
+      }),
+    })
+    expect(colons.status).toBe(201)
+  })
+
+  it("the control API's bodies are not API requests: an override's answer may hold more", async () => {
+    const data = Object.fromEntries(
+      Array.from({ length: MAX_BODY_KEYS + 1 }, (_, index) => [`k${index}`, index]),
+    )
+    const response = await sandbox.fetch('/__sandbox/overrides', {
+      method: 'POST',
+      headers: admin,
+      body: JSON.stringify({ method: 'GET', path: '/users', response: { status: 200, data } }),
+    })
+    expect(response.status).toBe(201)
   })
 })
