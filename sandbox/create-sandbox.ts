@@ -195,6 +195,7 @@ export function createApiSandbox<
     tables,
     seed,
     definitions: [...(options.api.scenarios ?? []), ...((options.scenarios as unknown[]) ?? [])],
+    apiDefinitions: options.api.scenarios?.length ?? 0,
     limits: resolved.limits.overrides,
     startOverrides,
     proven: new Set(isProven(options.api) ? (options.api.scenarios ?? []) : []),

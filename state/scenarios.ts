@@ -8,7 +8,7 @@ import type { Document, Snapshot, TableSpec } from '../db/store.js'
 import { freezeDocument, Store } from '../db/store.js'
 import { givenBack, inSlices, SLICE, whole } from '../db/progress.js'
 import type { Catalog } from '../resources/catalog.js'
-import { checkSnapshot } from '../resources/document.js'
+import { checkSnapshot, unknownCollection } from '../resources/document.js'
 import {
   resolveSeedOptions,
   SeedTooLarge,
@@ -158,6 +158,8 @@ export interface ScenarioSources {
   seed: Snapshot
   /** The API's scenarios, then the sandbox's (`scenarios` option): the later wins a name. */
   definitions: readonly unknown[]
+  /** How many of `definitions` are the API's: a message names them `api.scenarios[i]`, the rest `scenarios[i]`. */
+  apiDefinitions: number
   /** The bounds a scenario's overrides must fit, with the sandbox's own. */
   limits: OverrideLimits
   startOverrides: readonly ParsedOverride[]
@@ -186,7 +188,7 @@ export class ScenarioSet {
     const given = new Set<string>()
     for (const [index, definition] of sources.definitions.entries()) {
       const proven = sources.proven.has(definition)
-      const named = (definition as { name?: unknown }).name
+      const named = (definition as { name?: unknown } | null)?.name
       const scenario =
         proven && typeof named === 'string'
           ? { name: named, ready: () => scenarioOf(definition, index, sources) }
@@ -243,12 +245,14 @@ export function unknownScenario(name: string, known: readonly string[]): string 
 
 /** A definition checked and made ready, or a TypeError naming the scenario and the field. */
 function scenarioOf(definition: unknown, index: number, sources: ScenarioSources): Scenario {
+  const own = index - sources.apiDefinitions
+  const place = own < 0 ? `api.scenarios[${index}]` : `scenarios[${own}]`
   if (typeof definition !== 'object' || definition === null || Array.isArray(definition))
     throw new TypeError(
-      `Invalid scenario scenarios[${index}]: must be a scenario definition (defineScenario({ name, description, … }))`,
+      `Invalid scenario ${place}: must be a scenario definition (defineScenario({ name, description, … }))`,
     )
   const given = definition as Partial<Record<keyof ScenarioDefinition, unknown>>
-  const label = typeof given.name === 'string' ? `'${clip(given.name, 64)}'` : `scenarios[${index}]`
+  const label = typeof given.name === 'string' ? `'${clip(given.name, 64)}'` : place
   const refuse = (field: string, problem: string) =>
     new TypeError(`Invalid scenario ${label}: ${field}: ${problem}`)
   if (typeof given.name !== 'string' || !SCENARIO_NAME.test(given.name))
@@ -347,6 +351,13 @@ function dataOf(
   }
   if (typeof data !== 'object' || data === null || Array.isArray(data))
     throw refuse('data', 'must be a document, seed options ({ seed, counts }) or a function')
+  const keys = Object.keys(data)
+  const stray = keys.find((key) => key !== 'seed' && key !== 'counts')
+  if (stray !== undefined && keys.length > 1 && (keys.includes('seed') || keys.includes('counts')))
+    throw refuse(
+      `data.${clip(stray)}`,
+      'is no seed option (seed, counts), which data holds too: data is seed options or a document, not both',
+    )
   if (isSeedData(data)) {
     const { seed, counts = {} } = data
     if (typeof counts !== 'object' || counts === null || Array.isArray(counts))
@@ -377,6 +388,9 @@ function dataOf(
     }
     return ['seed', () => whole(making()), making]
   }
+  // A collection the API lacks would be dropped without a word; PUT /__sandbox/db refuses it too.
+  const stranger = unknownCollection(catalog, data)
+  if (stranger !== null) throw refuse('data', stranger)
   const check = checkSnapshot(catalog, data)
   if (!check.ok) throw refuse('data', check.problem)
   const document = check.document as Document

@@ -329,6 +329,22 @@ describe('scenarios in code', () => {
       [{ name: 'Bad Name', description: 'd' }, /Invalid scenario 'Bad Name': name: must be/],
       [{ name: 'u' }, /Invalid scenario 'u': description:/],
       [
+        { name: 'typo', description: 'd', data: { seed: 3, counts: { users: 5 }, colour: 1 } },
+        /^Invalid scenario 'typo': data\.colour: is no seed option \(seed, counts\)/,
+      ],
+      [
+        {
+          name: 'ghosts',
+          description: 'd',
+          data: { users: [], products: [], orders: [], ghosts: [{ id: 1 }] },
+        },
+        /^Invalid scenario 'ghosts': data: ghosts: is not a collection of this API \(users, products and orders\)$/,
+      ],
+      // Counted in the caller's own list, not after the built-in scenarios.
+      [null, /^Invalid scenario scenarios\[0\]: must be a scenario definition/],
+      ['empty', /^Invalid scenario scenarios\[0\]: must be a scenario definition/],
+      [{ name: 42 }, /^Invalid scenario scenarios\[0\]: name: must be/],
+      [
         {
           name: 'later',
           description: 'd',
