@@ -482,6 +482,11 @@ export function checkDefinition(
           'is not a rule; rules are references, create, update, remove and check',
         )
       if (typeof value !== 'function') fail(at(`rules.${rule}`), 'must be a function')
+      if (Object.prototype.toString.call(value).startsWith('[object Async'))
+        fail(
+          at(`rules.${rule}`),
+          'must not be async: a rule runs inside one write, and a promise is no answer',
+        )
     }
   }
 

@@ -244,6 +244,11 @@ describe('definition-time checks: each misuse is a TypeError naming the resource
       'tags.rules.validate: is not a rule',
     ],
     [
+      'an async rule (it would give a promise, not a record)',
+      { rules: { create: async (record: object) => record } },
+      'tags.rules.create: must not be async',
+    ],
+    [
       'a business error code out of range',
       { errors: { create: [{ code: 7, message: 'x' }] } },
       'tags.errors.create[0].code: must be an integer from 10000 to 99999',
