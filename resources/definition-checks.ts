@@ -103,7 +103,7 @@ export function codeResolver(api: ApiDefinition) {
     if (taken && (taken[1].message !== spec.message || taken[1].status !== (spec.status ?? 409)))
       fail(
         `${where}.code`,
-        `${String(spec.code)} is ${taken[0]} ('${taken[1].message}') already; give that code's name, or another number`,
+        `${String(spec.code)} is '${taken[0]}' ('${taken[1].message}') already; give that code's name, or another number`,
       )
     const status = spec.status ?? 409
     if (!Number.isInteger(status) || (status as number) < 400 || (status as number) > 599)
@@ -684,12 +684,15 @@ export function checkApi(api: ApiDefinition): void {
     Object.entries(codes).map(([key, definition]) => [definition.code, key]),
   )
   for (const [key, code] of Object.entries(api.codes ?? {})) {
-    if (key in codes)
-      fail(`api.codes.${key}`, `${key} is a generic code already; pick another name`)
+    if (Object.hasOwn(codes, key) || key === '__proto__')
+      fail(
+        `api.codes.${key}`,
+        `'${key}' is ${Object.hasOwn(codes, key) ? 'a generic code already' : "every object's prototype"}; pick another name`,
+      )
     const { code: number } = codeResolver({ ...api, codes: {} })(code, `api.codes.${key}`)
     const other = numbers.get(number)
     if (other !== undefined)
-      fail(`api.codes.${key}.code`, `${number} is ${other} already; pick another number`)
+      fail(`api.codes.${key}.code`, `${number} is '${other}' already; pick another number`)
     numbers.set(number, key)
   }
 }

@@ -256,7 +256,7 @@ describe('definition-time checks: each misuse is a TypeError naming the resource
     [
       "a code number that is another code's, with other words",
       { unique: { slug: { conflict: { code: 40001, message: 'Slug taken' } } } },
-      "tags.unique.slug.conflict.code: 40001 is usernameTaken ('Username already taken') already",
+      "tags.unique.slug.conflict.code: 40001 is 'usernameTaken' ('Username already taken') already",
     ],
     [
       'own on a resource no path of which names an account',
@@ -725,7 +725,15 @@ describe('definition-time checks: each misuse is a TypeError naming the resource
           codes: { conflict: { code: 40999, status: 409, message: 'x' } },
         }),
       }),
-    ).toThrow('api.codes.conflict: conflict is a generic code already')
+    ).toThrow("api.codes.conflict: 'conflict' is a generic code already")
+    expect(() =>
+      createSandbox({
+        api: defineApi({
+          ...shopApi,
+          codes: JSON.parse('{"__proto__":{"code":40950,"status":409,"message":"x"}}'),
+        }),
+      }),
+    ).toThrow("api.codes.__proto__: '__proto__' is every object's prototype; pick another name")
     const refused: Array<[Record<string, unknown>, string]> = [
       [{ acounts: {} }, 'api.acounts: is not part of an API definition'],
       [
@@ -746,7 +754,7 @@ describe('definition-time checks: each misuse is a TypeError naming the resource
       ],
       [
         { codes: { ...shopApi.codes, gone: { code: 40400, status: 404, message: 'gone' } } },
-        "api.codes.gone.code: 40400 is notFound ('resource not found') already; give that code's name, or another number",
+        "api.codes.gone.code: 40400 is 'notFound' ('resource not found') already; give that code's name, or another number",
       ],
       [
         {
@@ -755,7 +763,7 @@ describe('definition-time checks: each misuse is a TypeError naming the resource
             twin: { code: 40001, status: 409, message: 'a twin of usernameTaken' },
           },
         },
-        'api.codes.twin.code: 40001 is usernameTaken already',
+        "api.codes.twin.code: 40001 is 'usernameTaken' already",
       ],
     ]
     for (const [changes, message] of refused)
