@@ -24,14 +24,12 @@ import {
   checkDefinition,
   codeResolver,
   defOf,
+  MAX_RECORDS,
   openFields,
 } from './definition-checks.js'
 import type { ListSpec } from './list.js'
 import type { QuerySchema } from './query.js'
 import { listQuerySchema, recordQuerySchema } from './query.js'
-
-/** The most records of one resource a sandbox accepts unless its definition says otherwise. */
-export const DEFAULT_MAX_RECORDS = 1_000_000
 
 /** A resolved business code: its number, status and default message, and a key naming it. */
 export type ResolvedCode = CodeDefinition & { key: string }
@@ -499,7 +497,7 @@ function compile(
     seed: {
       count: definition.seed.count,
       min: definition.seed.min ?? 0,
-      max: definition.seed.max ?? DEFAULT_MAX_RECORDS,
+      max: definition.seed.max ?? MAX_RECORDS,
       ...(definition.seed.needs ? { needs: nameOf(definition.seed.needs) } : {}),
     },
   }

@@ -526,23 +526,18 @@ export function checkDefinition(
 
   const seed = definition.seed as unknown
   if (!isObject(seed)) fail(at('seed'), 'must be { count, generate(context) }')
-  const bound = (key: string, value: unknown) => {
-    if (!Number.isSafeInteger(value) || (value as number) < 0)
-      fail(at(`seed.${key}`), `must be an integer of at least 0, got ${JSON.stringify(value)}`)
+  // max, then min within it, then count within both (`seed.max` and `seed.min` when given).
+  const bound = (key: string, value: unknown, least = 0, most = MAX_RECORDS) => {
+    if (!Number.isSafeInteger(value) || (value as number) < least || (value as number) > most)
+      fail(
+        at(`seed.${key}`),
+        `must be an integer from ${least.toLocaleString('en')} to ${most.toLocaleString('en')}, got ${typeof value === 'string' ? JSON.stringify(value) : String(value)}`,
+      )
   }
-  bound('count', seed.count)
-  if (seed.min !== undefined) bound('min', seed.min)
   if (seed.max !== undefined) bound('max', seed.max)
-  if ((seed.max as number | undefined) !== undefined && (seed.max as number) > MAX_RECORDS)
-    fail(
-      at('seed.max'),
-      `must be at most ${MAX_RECORDS.toLocaleString('en')}, got ${String(seed.max)}`,
-    )
-  if (
-    (seed.min as number | undefined) !== undefined &&
-    (seed.min as number) > ((seed.max as number | undefined) ?? MAX_RECORDS)
-  )
-    fail(at('seed.min'), `is more than seed.max`)
+  const max = (seed.max as number | undefined) ?? MAX_RECORDS
+  if (seed.min !== undefined) bound('min', seed.min, 0, max)
+  bound('count', seed.count, (seed.min as number | undefined) ?? 0, max)
   if (typeof seed.generate !== 'function')
     fail(at('seed.generate'), 'must be a function returning the records')
   if (seed.needs !== undefined) {
@@ -566,8 +561,8 @@ export function checkDefinition(
 
 const BODY_KINDS = ['create', 'replace', 'patch', 'nestedCreate']
 
-/** Most records a resource may have (its `seed.max` at most). */
-const MAX_RECORDS = 1_000_000
+/** Most records a resource may have (its `seed.max` at most, and its default). */
+export const MAX_RECORDS = 1_000_000
 
 type Def = Record<string, unknown> & { type: string; checks?: unknown[] }
 /** A zod schema's definition (its type, inner types, checks). */

@@ -257,9 +257,14 @@ export function* linkProblems(
         // ids() and check() are the definition's code: what they throw is named, not rethrown.
         let pointers: Array<[string, number]>
         try {
-          pointers = link.field
-            ? [[link.field, record[link.field] as number]]
-            : [...link.ids!(record)]
+          const given = link.field ? [[link.field, record[link.field]]] : link.ids!(record)
+          if (typeof (given as { [Symbol.iterator]?: unknown })?.[Symbol.iterator] !== 'function')
+            return {
+              name,
+              index,
+              problem: `(${name}.links[${position}].ids) must give a list of [path, id] pairs, gave ${JSON.stringify(given) ?? String(given)}`,
+            }
+          pointers = [...(given as Iterable<[string, number]>)]
         } catch (error) {
           return { name, index, problem: `(${name}.links[${position}].ids) ${thrown(error)}` }
         }
@@ -282,7 +287,13 @@ export function* linkProblems(
       } catch (error) {
         return { name, index, problem: `(${name}.rules.check) ${thrown(error)}` }
       }
-      if (problem) return { name, index, problem: String(problem) }
+      if (problem && typeof problem !== 'string')
+        return {
+          name,
+          index,
+          problem: `(${name}.rules.check) must give a problem in words, or nothing, gave ${JSON.stringify(problem) ?? String(problem)}`,
+        }
+      if (typeof problem === 'string' && problem !== '') return { name, index, problem }
     }
   }
   return undefined

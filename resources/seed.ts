@@ -33,10 +33,14 @@ const shown = (value: unknown) =>
       ? JSON.stringify(value)
       : String(value)
 
-/** The seed and the count of every resource, defaults filled in; a TypeError naming a bad one. */
+/**
+ * The seed and the count of every resource, defaults filled in; a TypeError naming a bad one
+ * (`label` names where a resource's count was given: `counts.users`, or `users`).
+ */
 export function resolveSeedOptions(
   catalog: Catalog,
   options: Readonly<Record<string, unknown>> = {},
+  label: (name: string) => string = (name) => name,
 ): { seed: number } & Record<string, number> {
   const given = definedOnly(options) as Record<string, unknown>
   const seed = given.seed ?? DEFAULT_SEED
@@ -52,7 +56,7 @@ export function resolveSeedOptions(
     )
       throw new OptionsError(
         'sandbox',
-        `${name}: must be an integer from ${spec.min} to ${spec.max}, got ${shown(value)}`,
+        `${label(name)}: must be an integer from ${spec.min} to ${spec.max}, got ${shown(value)}`,
       )
     resolved[name] = value as number
   }

@@ -1,6 +1,6 @@
 import * as z from 'zod'
 import { once } from '../contract/once.js'
-import { describeIssues, safeParseReporting } from '../contract/issues.js'
+import { describeIssues, distinctIssues, safeParseReporting } from '../contract/issues.js'
 import type { ProgressReporter } from '../db/progress.js'
 import type { ApiDefinition } from '../resources/api.js'
 import type { AnyResourceDefinition } from '../resources/define.js'
@@ -39,7 +39,8 @@ export const optionTable = {
     flag: { kind: 'integer' },
   }),
   counts: option({
-    schema: () => z.record(z.string(), z.int().min(0)),
+    // Each count's range is its resource's (resolveSeedOptions): at least 2 users, …
+    schema: () => z.record(z.string(), z.int()),
     scope: 'sandbox',
     help: "Records to seed per resource by name (the API's resources also have a flag each: --users 200)",
     defaultText: "each resource's own count",
@@ -386,14 +387,26 @@ export function validScope(
   for (const [name, value] of Object.entries(options)) {
     const spec = (optionTable as Record<string, OptionSpec>)[name]
     if (value === undefined || spec?.scope !== scope) continue
-    const parsed = safeParseReporting(optionSchema[name as OptionName](), value)
-    if (parsed.success) values[name] = parsed.data
-    else
-      for (const issue of parsed.error.issues)
-        problems.push(...describeIssues({ ...issue, path: [name, ...issue.path] }, 'options'))
+    const parsed = parseOption(name as OptionName, value)
+    if ('problems' in parsed) problems.push(...parsed.problems)
+    else values[name] = parsed.value
   }
   if (problems.length > 0) throw new TypeError(`Invalid ${what} options: ${problems.join('; ')}`)
   return values
+}
+
+/** An option's value as its schema reads it, or the problems naming it (each bound said once). */
+export function parseOption(
+  name: OptionName,
+  value: unknown,
+): { value: unknown } | { problems: string[] } {
+  const parsed = safeParseReporting(optionSchema[name](), value)
+  if (parsed.success) return { value: parsed.data }
+  return {
+    problems: distinctIssues(parsed.error.issues).flatMap((issue) =>
+      describeIssues({ ...issue, path: [name, ...issue.path] }, 'options'),
+    ),
+  }
 }
 
 /** The value an option takes in code (its schema's input). */

@@ -2,7 +2,6 @@ import { landed, OptionsError } from '../contract/option-spec.js'
 import { trimSlashes } from '../contract/params.js'
 import { EARLIEST, LATEST } from '../contract/iso-time.js'
 import { closest, distance } from 'fastest-levenshtein'
-import { describeIssues, safeParseReporting } from '../contract/issues.js'
 import type { ApiDefinition } from '../resources/api.js'
 import { Catalog } from '../resources/catalog.js'
 import type { AnyResourceDefinition, Named } from '../resources/define.js'
@@ -11,7 +10,7 @@ import type { SandboxLimits } from '../state/limits.js'
 import type { RuntimeConfig } from '../state/runtime-config.js'
 import { defaultRuntimeConfig, withSettings } from '../state/runtime-config.js'
 import type { OptionName, OptionsOf, OptionValue } from './option-table.js'
-import { flagName, optionSchema, optionTable, takenFlagNames } from './option-table.js'
+import { flagName, optionTable, parseOption, takenFlagNames } from './option-table.js'
 
 /**
  * Options of a sandbox: every option of the option table whose scope is `sandbox` (see the
@@ -105,11 +104,9 @@ function validOptions(options: object, catalog: Catalog): Record<string, unknown
       else problems.push(`${name}: is not an option${suggestion(name, catalog)}`)
       continue
     }
-    const parsed = safeParseReporting(optionSchema[name as OptionName](), value)
-    if (parsed.success) values[name] = parsed.data
-    else
-      for (const issue of parsed.error.issues)
-        problems.push(...describeIssues({ ...issue, path: [name, ...issue.path] }, 'options'))
+    const parsed = parseOption(name as OptionName, value)
+    if ('problems' in parsed) problems.push(...parsed.problems)
+    else values[name] = parsed.value
   }
   if (problems.length > 0) throw new OptionsError('sandbox', `${problems.join('; ')}`)
   return values
@@ -178,7 +175,9 @@ function seedOptions(catalog: Catalog, given: Record<string, unknown>, raw: unkn
   }
   const requested: Record<string, unknown> = { ...counts, seed: given.seed }
   for (const name of catalog.names) requested[name] ??= given[name]
-  const { seed, ...resolved } = resolveSeedOptions(catalog, requested)
+  const { seed, ...resolved } = resolveSeedOptions(catalog, requested, (name) =>
+    Object.hasOwn(counts, name) ? `counts.${name}` : name,
+  )
   return { seed, counts: resolved }
 }
 

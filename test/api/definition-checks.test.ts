@@ -231,7 +231,7 @@ describe('definition-time checks: each misuse is a TypeError naming the resource
     [
       'a negative seed count',
       { seed: { ...tags.seed, count: -1 } },
-      'tags.seed.count: must be an integer of at least 0',
+      'tags.seed.count: must be an integer from 0 to 1,000,000, got -1',
     ],
     [
       'a seed that needs a missing resource',
@@ -276,7 +276,7 @@ describe('definition-time checks: each misuse is a TypeError naming the resource
     [
       'a count given as text',
       { seed: { ...tags.seed, count: '3' } },
-      'tags.seed.count: must be an integer of at least 0, got "3"',
+      'tags.seed.count: must be an integer from 0 to 1,000,000, got "3"',
     ],
     [
       'a refinement of the whole record schema (no body could be derived from it)',
@@ -346,7 +346,23 @@ describe('definition-time checks: each misuse is a TypeError naming the resource
     [
       'a seed.max past the ceiling',
       { seed: { ...tags.seed, max: 1e15 } },
-      'tags.seed.max: must be at most 1,000,000',
+      'tags.seed.max: must be an integer from 0 to 1,000,000, got 1000000000000000',
+    ],
+    [
+      'a seed count past the ceiling (it blamed a count option never given)',
+      { seed: { ...tags.seed, count: 1e9 } },
+      'tags.seed.count: must be an integer from 0 to 1,000,000, got 1000000000',
+    ],
+    [
+      'a seed count outside its own min and max, or not a number',
+      { seed: { ...tags.seed, min: 2, max: 5, count: 9 } },
+      'tags.seed.count: must be an integer from 2 to 5, got 9',
+    ],
+    ['a NaN seed count', { seed: { ...tags.seed, count: NaN } }, 'got NaN'],
+    [
+      'a seed min past its max',
+      { seed: { ...tags.seed, min: 6, max: 5 } },
+      'tags.seed.min: must be an integer from 0 to 5, got 6',
     ],
     // Mistakes that surfaced as a bare error (a stack overflow, a TypeError of the engine's own).
     [
@@ -697,6 +713,13 @@ describe('definition-time checks: each misuse is a TypeError naming the resource
         ],
       }),
     ).toThrow('(tags.links[0].ids) threw Error: idsboom')
+    // What they give that is no answer is named as such, not as something they threw.
+    expect(() =>
+      createSandbox({ resources: [broken({ links: [{ resource: 'users', ids: () => 5 }] })] }),
+    ).toThrow('(tags.links[0].ids) must give a list of [path, id] pairs, gave 5')
+    expect(() =>
+      createSandbox({ resources: [broken({ rules: { check: () => 42 as never } })] }),
+    ).toThrow('(tags.rules.check) must give a problem in words, or nothing, gave 42')
   })
 
   it('counts of a resource that does not exist are refused', () => {

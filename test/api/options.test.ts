@@ -22,6 +22,18 @@ describe('createSandbox options', () => {
     expect(() => createSandbox(null as never)).toThrow(
       'Invalid sandbox options: options: must be an object',
     )
+    // A count's range is its resource's, wherever it was given; a bound zod checks twice is said once.
+    expect(() => createSandbox({ counts: { users: -1 } })).toThrow(
+      new TypeError(
+        'Invalid sandbox options: counts.users: must be an integer from 2 to 1000000, got -1',
+      ),
+    )
+    expect(() => createSandbox({ users: 1 })).toThrow(
+      new TypeError('Invalid sandbox options: users: must be an integer from 2 to 1000000, got 1'),
+    )
+    expect(() => createSandbox({ seed: 2 ** 60 })).toThrow(
+      new TypeError('Invalid sandbox options: seed: must be at most 9007199254740991'),
+    )
   })
 
   it('a server option given to a sandbox, and a base URL that is no HTTP URL, are named as such', () => {
