@@ -2,7 +2,12 @@ import * as z from 'zod'
 import { problemList } from '../../contract/api-error.js'
 import { documented } from '../../contract/registry.js'
 import { holdingNames } from '../../contract/fields.js'
-import { describeIssues, distinctIssues, safeParseReporting } from '../../contract/issues.js'
+import {
+  describeIssues,
+  distinctIssues,
+  formatPath,
+  safeParseReporting,
+} from '../../contract/issues.js'
 import { jsonFootprint, MAX_JSON_DEPTH, notJson } from '../../contract/json-size.js'
 import { once } from '../../contract/once.js'
 import {
@@ -280,7 +285,9 @@ export function parseOverride(input: unknown, prefix = 'Invalid override'): Pars
     )
   // Checked before the schema walks it (recursively): as request bodies are (CONTRACT C3).
   if (jsonFootprint(input, MAX_DEPTH).tooDeep)
-    throw new TypeError(`${prefix}: override: must not nest deeper than ${MAX_DEPTH} levels`)
+    throw new TypeError(
+      `${prefix}: ${tooDeepPart(input)}: must not nest deeper than ${MAX_DEPTH} levels (or hold a cycle)`,
+    )
   // Checked as given, so each message names the caller's own field; then kept as a JSON copy,
   // checked again: what the caller changes in its objects later is never answered unweighed.
   const given = checkedOverride(input, prefix)
@@ -293,6 +300,21 @@ export function parseOverride(input: unknown, prefix = 'Invalid override'): Pars
     })
   }
   return checkedOverride(copy, prefix)
+}
+
+/** Which part of an override nests too deep, two levels down at most: `response.body`, `responses[1]`. */
+function tooDeepPart(input: object): string {
+  const path: PropertyKey[] = []
+  let value: unknown = input
+  for (let level = 1; level <= 2 && typeof value === 'object' && value !== null; level++) {
+    const entry = Object.entries(value).find(
+      ([, part]) => jsonFootprint(part, MAX_DEPTH - level).tooDeep,
+    )
+    if (!entry) break
+    path.push(Array.isArray(value) ? Number(entry[0]) : entry[0])
+    value = entry[1]
+  }
+  return formatPath(path) || 'override'
 }
 
 function checkedOverride(input: unknown, prefix: string): ParsedOverride {

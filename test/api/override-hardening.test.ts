@@ -358,7 +358,19 @@ describe('overrides are bounded per sandbox (CONTRACT C3)', () => {
     for (let level = 0; level < 5000; level++) deep = [deep]
     expect(() =>
       sandbox.override({ path: '/deep', response: { status: 200, body: deep } }),
-    ).toThrow('Invalid override: override: must not nest deeper than 64 levels')
+    ).toThrow(
+      'Invalid override: response.body: must not nest deeper than 64 levels (or hold a cycle)',
+    )
+    const cycle: Record<string, unknown> = { name: 'loop' }
+    cycle.self = cycle
+    expect(() =>
+      sandbox.override({
+        path: '/loop',
+        responses: [{ status: 200 }, { status: 200, data: cycle }],
+      }),
+    ).toThrow(
+      'Invalid override: responses[1]: must not nest deeper than 64 levels (or hold a cycle)',
+    )
   })
 
   it('start overrides (the overrides option, --overrides) are every sandbox’s, again after a full reset', async () => {
