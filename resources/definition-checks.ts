@@ -446,6 +446,7 @@ export function checkDefinition(
         `points at ${JSON.stringify(typeof target === 'string' ? target : (target as { name?: unknown } | undefined)?.name)}, which is not a resource of this API (${listed([...context.names])})`,
       )
     if (link.field !== undefined) {
+      if (link.ids !== undefined) fail(where, 'has both a field and ids(record): give one')
       field(`${where}.field`, link.field)
       if (link.field === 'id')
         fail(

@@ -323,6 +323,11 @@ describe('definition-time checks: each misuse is a TypeError naming the resource
       'tags.links[0].field: slug must hold an id, an integer',
     ],
     [
+      'a link with both a field and ids (one would be ignored)',
+      { links: [{ resource: 'users', field: 'ownerId', ids: () => [] }] },
+      'tags.links[0]: has both a field and ids(record): give one',
+    ],
+    [
       'a body that is not one (a typo)',
       { bodies: { crate: tagSchema.pick({ slug: true, label: true }) } },
       'tags.bodies.crate: is not a body; bodies are create, replace, patch or nestedCreate',
