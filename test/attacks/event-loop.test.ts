@@ -283,6 +283,27 @@ describe('a big PUT /__sandbox/db gives the loop back while its records are read
   })
 })
 
+describe('large request bodies read at once are parsed one per turn of the loop', () => {
+  it('24 bodies of 220 kB sent together: the loop turns between them (it did not once), each answered', async () => {
+    const { createSandbox } = await import('../../index.js')
+    const sandbox = createSandbox()
+    const tags = Array.from({ length: 40_000 }, (_, n) => n).join(',')
+    const body = (n: number) =>
+      `{"name":"bulky ${n}","email":"bulky${n}@example.com","tags":[${tags}]}`
+    const { result: answers, turns } = await turnsDuring(() =>
+      Promise.all(
+        Array.from({ length: 24 }, (_, n) =>
+          sandbox.fetch('/users', { method: 'POST', headers: json, body: body(n) }),
+        ),
+      ),
+    )
+    // Before, all 24 were decoded and parsed back to back: 0 turns, every other request waiting.
+    expect(turns).toBeGreaterThanOrEqual(24)
+    expect(answers.map((answer) => answer.status)).toEqual(Array.from({ length: 24 }, () => 201))
+    expect(sandbox.db.users.all().filter((user) => user.name.startsWith('bulky'))).toHaveLength(24)
+  })
+})
+
 describe('a big GET /__sandbox/db is made in slices, one at a time, and sent a piece at a time', () => {
   it('the loop turns while the 16,000-record document is made; past four at once, 429', async () => {
     const { createSandbox } = await import('../../index.js')
