@@ -23,10 +23,9 @@ import {
   checkApi,
   checkDefinition,
   codeResolver,
-  defOf,
   MAX_RECORDS,
-  openFields,
 } from './definition-checks.js'
+import { defOf, openFields } from './schema-kinds.js'
 import type { ListSpec } from './list.js'
 import type { QuerySchema } from './query.js'
 import { listQuerySchema, recordQuerySchema } from './query.js'

@@ -333,6 +333,11 @@ describe('definition-time checks: each misuse is a TypeError naming the resource
       'tags.bodies.crate: is not a body; bodies are create, replace, patch or nestedCreate',
     ],
     [
+      'a body field no record has, which no rule takes (it was dropped without a word)',
+      { bodies: { patch: z.object({ colour: z.string() }) } },
+      'tags.bodies.patch.colour: is no field of tags, and no rules.update takes it',
+    ],
+    [
       'a create body that leaves out a field every record needs',
       { bodies: { create: tagSchema.pick({ slug: true }) } },
       'tags.bodies.create: leaves out label, which every tag needs',
