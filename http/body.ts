@@ -98,17 +98,46 @@ export function bodiesBusy(): ApiError {
 }
 
 /**
- * Bodies past this size are decoded and parsed one per turn of the event loop: a megabyte takes
- * ~5-20 ms, and 64 of them read at once were parsed back to back, every other request waiting
- * ~1 s behind them (C3); taken in turn, the requests between are answered between them.
+ * Bodies past this size are decoded and parsed one per turn of the event loop (C3; what it
+ * changed: docs/security.md): many read at once were parsed back to back, every other request
+ * waiting behind them; taken in turn, the requests between are answered between them.
  */
 const TURN_BYTES = 64 * 1024
 
-let turns: Promise<void> = Promise.resolve()
+/**
+ * Bytes of large bodies waiting their turn, at most: read already, they are no longer counted
+ * among the bodies in flight, so past this a body is refused (429 / 42900) rather than held.
+ */
+const WAITING_BYTES = 32 * 1024 * 1024
 
-/** Resolves once the large bodies read before this one had their turns, and the loop one more. */
-function bodyTurn(): Promise<void> {
-  const turn = turns.then(givenBack)
+/**
+ * Node's `setImmediate` as the module found it: a test's fake timers, installed later, never
+ * fire theirs. None in a browser, whose one page sends no crowd of large bodies to wait behind.
+ */
+const immediate = globalThis.setImmediate as ((run: () => void) => unknown) | undefined
+
+let turns: Promise<void> = Promise.resolve()
+let waitingBytes = 0
+let parsedThisTurn = false
+
+/**
+ * Null when the body may be parsed now (no other large body was this turn, none waits), else a
+ * turn after those read before it; {@link bodiesBusy} past {@link WAITING_BYTES}.
+ */
+function bodyTurn(bytes: number): Promise<void> | null {
+  if (immediate === undefined) return null
+  if (waitingBytes === 0 && !parsedThisTurn) {
+    parsedThisTurn = true
+    immediate(() => (parsedThisTurn = false))
+    return null
+  }
+  if (waitingBytes + bytes > WAITING_BYTES) throw bodiesBusy()
+  waitingBytes += bytes
+  const turn = turns
+    .then(() => new Promise<void>((resolve) => immediate(resolve)))
+    .then(() => {
+      waitingBytes -= bytes
+    })
   turns = turn
   return turn
 }
@@ -167,7 +196,8 @@ export async function readJsonBody(
     throw ApiError.of('malformedJson', 'malformed JSON body: the body is empty')
   // Read, not yet decoded or parsed: what it becomes may be refused room here (it throws).
   admit?.(bytes.byteLength)
-  if (bytes.byteLength > TURN_BYTES) await bodyTurn()
+  const turn = bytes.byteLength > TURN_BYTES ? bodyTurn(bytes.byteLength) : null
+  if (turn) await turn
   // A body larger than an API request's (a data document, up to 8 MB) gives the event loop
   // back between decoding, the depth check and parsing, ~10, ~20 and ~50 ms at 8 MB (C3).
   const large = bytes.byteLength > BODY_LIMIT
