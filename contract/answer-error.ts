@@ -11,7 +11,11 @@ export class AnswerError extends Error {
   constructor(message: string) {
     const limit = Error.stackTraceLimit
     if (limitWritable) Error.stackTraceLimit = 0
-    super(message)
-    if (limitWritable) Error.stackTraceLimit = limit
+    try {
+      super(message)
+    } finally {
+      // Restored even when the message is no string (super throws on a symbol).
+      if (limitWritable) Error.stackTraceLimit = limit
+    }
   }
 }

@@ -29,6 +29,8 @@ describe('errors that are answers: no stack captured, nothing else changed', () 
     Error.stackTraceLimit = 7
     ApiError.of('notFound')
     expect(Error.stackTraceLimit).toBe(7)
+    expect(() => new ApiError(400, 40000, Symbol('no text') as never)).toThrow(TypeError)
+    expect(Error.stackTraceLimit).toBe(7)
     const fault = new Error('a fault')
     expect(fault.stack?.split('\n').length).toBeGreaterThan(1)
   })
