@@ -262,7 +262,7 @@ export function* linkProblems(
             return {
               name,
               index,
-              problem: `(${name}.links[${position}].ids) must give a list of [path, id] pairs, gave ${JSON.stringify(given) ?? String(given)}`,
+              problem: `(${name}.links[${position}].ids) must give a list of [path, id] pairs, gave ${shownValue(given)}`,
             }
           pointers = [...(given as Iterable<[string, number]>)]
         } catch (error) {
@@ -273,7 +273,7 @@ export function* linkProblems(
             return {
               name,
               index,
-              problem: `(${name}.links[${position}].ids) must give [path, id] pairs, gave ${JSON.stringify(pair) ?? String(pair)}`,
+              problem: `(${name}.links[${position}].ids) must give [path, id] pairs, gave ${shownValue(pair)}`,
             }
           const [path, id] = pair
           if (id === undefined || id === null) continue
@@ -291,12 +291,24 @@ export function* linkProblems(
         return {
           name,
           index,
-          problem: `(${name}.rules.check) must give a problem in words, or nothing, gave ${JSON.stringify(problem) ?? String(problem)}`,
+          problem: `(${name}.rules.check) must give a problem in words, or nothing, gave ${shownValue(problem)}`,
         }
       if (typeof problem === 'string' && problem !== '') return { name, index, problem }
     }
   }
   return undefined
+}
+
+/** What a function of a definition gave, for a message: its JSON when it has one, clipped. */
+function shownValue(value: unknown): string {
+  let text: string | undefined
+  try {
+    text = JSON.stringify(value) ?? String(value)
+  } catch {
+    // A bigint, a cycle, a symbol or a throwing toString: its kind, then.
+    text = typeof value
+  }
+  return clip(text, 100)
 }
 
 /** What a function of a definition threw, for a message. */
