@@ -74,7 +74,12 @@ export function codeResolver(api: ApiDefinition) {
   const own = api.codes ?? {}
   return (spec: unknown, where: string): CodeDefinition & { key: string } => {
     if (typeof spec === 'string') {
-      const known = (codes as Record<string, CodeDefinition>)[spec] ?? own[spec]
+      // Own names only: `toString` is no code, though every object answers to it.
+      const known = Object.hasOwn(codes, spec)
+        ? (codes as Record<string, CodeDefinition>)[spec]
+        : Object.hasOwn(own, spec)
+          ? own[spec]
+          : undefined
       if (!known)
         fail(
           where,
@@ -531,10 +536,10 @@ export function checkApi(api: ApiDefinition): void {
     Object.entries(codes).map(([key, definition]) => [definition.code, key]),
   )
   for (const [key, code] of Object.entries(api.codes ?? {})) {
-    if (Object.hasOwn(codes, key) || key === '__proto__')
+    if (Object.hasOwn(codes, key) || key in Object.prototype)
       fail(
         `api.codes.${key}`,
-        `'${key}' is ${Object.hasOwn(codes, key) ? 'a generic code already' : "every object's prototype"}; pick another name`,
+        `'${key}' is ${Object.hasOwn(codes, key) ? 'a generic code already' : 'a name every JavaScript object has'}; pick another name`,
       )
     const { code: number } = codeResolver({ ...api, codes: {} })(code, `api.codes.${key}`)
     const other = numbers.get(number)

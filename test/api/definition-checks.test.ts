@@ -126,6 +126,11 @@ describe('definition-time checks: each misuse is a TypeError naming the resource
       "tags.unique.slug.conflict: no business code named 'slugTakenTypo'",
     ],
     [
+      'a conflict code named like what every object has (it answered a duplicate 200)',
+      { unique: { slug: { conflict: 'toString' } } },
+      "tags.unique.slug.conflict: no business code named 'toString'",
+    ],
+    [
       'a unique key on a field the schema lacks',
       { unique: { nope: { conflict: 'conflict' } } },
       'tags.unique.nope: no field "nope" in the schema of tags',
@@ -730,6 +735,9 @@ describe('definition-time checks: each misuse is a TypeError naming the resource
     expect(() =>
       createSandbox({ resources: [broken({ rules: { check: () => 42 as never } })] }),
     ).toThrow('(tags.rules.check) must give a problem in words, or nothing, gave 42')
+    expect(() =>
+      createSandbox({ resources: [broken({ rules: { check: () => 10n as never } })] }),
+    ).toThrow('(tags.rules.check) must give a problem in words, or nothing, gave bigint')
   })
 
   it('counts of a resource that does not exist are refused', () => {
@@ -766,7 +774,9 @@ describe('definition-time checks: each misuse is a TypeError naming the resource
           codes: JSON.parse('{"__proto__":{"code":40950,"status":409,"message":"x"}}'),
         }),
       }),
-    ).toThrow("api.codes.__proto__: '__proto__' is every object's prototype; pick another name")
+    ).toThrow(
+      "api.codes.__proto__: '__proto__' is a name every JavaScript object has; pick another name",
+    )
     const refused: Array<[Record<string, unknown>, string]> = [
       [{ acounts: {} }, 'api.acounts: is not part of an API definition'],
       [
