@@ -1,3 +1,4 @@
+import { idMarksBytes } from './id-marks.js'
 import { whole } from './progress.js'
 import type { SortKey } from './sorted-index.js'
 import { SortedIndex } from './sorted-index.js'
@@ -22,12 +23,9 @@ const SORTED_ENTRY_BYTES = 16
 /** Filters whose matches a table keeps between writes. */
 const MATCH_CACHE_ENTRIES = 8
 
-/**
- * What a cached list of matches costs: a slot per record, a byte per id up to the last match's
- * (the marks a sorted page of them keeps, resources/list.ts), and its key.
- */
+/** What a cached list of matches costs: a slot per record, its id marks (id-marks.ts), its key. */
 function matchBytes(filter: string, list: readonly { id: number }[]): number {
-  return ROW_BYTES * list.length + (list.at(-1)?.id ?? 0) + 2 * filter.length + DERIVED_BYTES
+  return ROW_BYTES * list.length + idMarksBytes(list) + 2 * filter.length + DERIVED_BYTES
 }
 
 /** What a derived text or a sort key costs besides its slot. */

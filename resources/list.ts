@@ -1,3 +1,5 @@
+import type { IdMarks } from '../db/id-marks.js'
+import { idMarks } from '../db/id-marks.js'
 import type { SortedIndex, SortKey } from '../db/sorted-index.js'
 import type { ListPayload } from '../contract/envelope.js'
 
@@ -179,35 +181,18 @@ function walk<T extends { id: number }>(
   order: 'asc' | 'desc',
   start: number,
   end: number,
-  wanted: Uint8Array | null,
+  wanted: IdMarks | null,
 ): T[] {
   const page: T[] = []
   let seen = 0
   index.scan(order, (record) => {
-    if (wanted && wanted[record.id] !== 1) return false
+    if (wanted && !wanted.has(record.id)) return false
     if (seen >= start) page.push(record)
     seen += 1
     return seen >= end
   })
   return page
 }
-
-/**
- * A mark per id of `records` (given in id order): cheaper than a Set for tens of thousands. Kept
- * as long as `records` is: a filter's matches a table keeps between writes (Table.matching) are
- * marked once, not on every page asked of them (at 100,000 users, marking took half of a
- * repeated filtered and sorted page's time). The table counts these bytes with its matches.
- */
-function idMarks(records: readonly { id: number }[]): Uint8Array {
-  let marks = marked.get(records)
-  if (marks) return marks
-  marks = new Uint8Array((records.at(-1)?.id ?? 0) + 1)
-  for (const record of records) marks[record.id] = 1
-  marked.set(records, marks)
-  return marks
-}
-
-const marked = new WeakMap<readonly { id: number }[], Uint8Array>()
 
 type Keyed<T> = { key: SortKey; record: T }
 
