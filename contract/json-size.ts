@@ -3,10 +3,10 @@ export const MAX_JSON_DEPTH = 64
 
 /**
  * Keys (object members) an API request's body may hold: more is 413 / 41300 before it is parsed
- * (C3). Parsing a megabyte of keys never seen before held the event loop 100-280 ms (V8 makes a
- * new shape or a dictionary entry for each), where a megabyte of the API's own fields takes ~12;
- * at this bound, ~6-30 ms. A record of any resource has far fewer fields. The control API's
- * bodies (an override's answer, a data document) are not API requests and have their own bounds.
+ * (C3): V8 makes a new shape or dictionary entry for each key it has not seen, so a megabyte of
+ * them held the event loop many times what the API's own fields take (docs/security.md). Keys
+ * are counted in all the body's objects: a list of 5,000 points `{ x, y }` is 10,000. The control
+ * API's bodies (an override's answer, a data document) are not API requests: bounded by size.
  */
 export const MAX_BODY_KEYS = 10_000
 

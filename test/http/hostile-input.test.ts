@@ -211,7 +211,7 @@ describe('the keys bound of an API body (C3)', () => {
     expect(response.status).toBe(413)
     expect(await response.json()).toEqual({
       code: 41300,
-      message: `body holds more than ${MAX_BODY_KEYS} keys (an API request's body needs far fewer)`,
+      message: `body holds more than ${MAX_BODY_KEYS.toLocaleString('en')} keys in its objects, the most an API request's body may hold`,
       data: null,
     })
     expect(sandbox.db.users.all().some((user) => user.email === 'too-wide@example.com')).toBe(false)
