@@ -356,7 +356,7 @@ function dataOf(
   if (stray !== undefined && keys.length > 1 && (keys.includes('seed') || keys.includes('counts')))
     throw refuse(
       `data.${clip(stray)}`,
-      'is no seed option (seed, counts), which data holds too: data is seed options or a document, not both',
+      'is not a seed option; data is seed options (seed, counts) or a document, not both',
     )
   if (isSeedData(data)) {
     const { seed, counts = {} } = data

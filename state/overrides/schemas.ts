@@ -286,7 +286,7 @@ export function parseOverride(input: unknown, prefix = 'Invalid override'): Pars
   // Checked before the schema walks it (recursively): as request bodies are (CONTRACT C3).
   if (jsonFootprint(input, MAX_DEPTH).tooDeep)
     throw new TypeError(
-      `${prefix}: ${tooDeepPart(input)}: must not nest deeper than ${MAX_DEPTH} levels (or hold a cycle)`,
+      `${prefix}: ${tooDeepPart(input)}: nests past the ${MAX_DEPTH} levels an override may take (or holds a cycle)`,
     )
   // Checked as given, so each message names the caller's own field; then kept as a JSON copy,
   // checked again: what the caller changes in its objects later is never answered unweighed.

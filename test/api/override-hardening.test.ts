@@ -359,7 +359,7 @@ describe('overrides are bounded per sandbox (CONTRACT C3)', () => {
     expect(() =>
       sandbox.override({ path: '/deep', response: { status: 200, body: deep } }),
     ).toThrow(
-      'Invalid override: response.body: must not nest deeper than 64 levels (or hold a cycle)',
+      'Invalid override: response.body: nests past the 64 levels an override may take (or holds a cycle)',
     )
     const cycle: Record<string, unknown> = { name: 'loop' }
     cycle.self = cycle
@@ -369,7 +369,7 @@ describe('overrides are bounded per sandbox (CONTRACT C3)', () => {
         responses: [{ status: 200 }, { status: 200, data: cycle }],
       }),
     ).toThrow(
-      'Invalid override: responses[1]: must not nest deeper than 64 levels (or hold a cycle)',
+      'Invalid override: responses[1]: nests past the 64 levels an override may take (or holds a cycle)',
     )
   })
 

@@ -330,7 +330,7 @@ describe('scenarios in code', () => {
       [{ name: 'u' }, /Invalid scenario 'u': description:/],
       [
         { name: 'typo', description: 'd', data: { seed: 3, counts: { users: 5 }, colour: 1 } },
-        /^Invalid scenario 'typo': data\.colour: is no seed option \(seed, counts\)/,
+        /^Invalid scenario 'typo': data\.colour: is not a seed option; data is seed options \(seed, counts\) or a document, not both$/,
       ],
       [
         {
