@@ -217,7 +217,7 @@ export async function readJsonBody(
   if (shape === 'keys')
     throw ApiError.of(
       'payloadTooLarge',
-      `body holds more than ${maxKeys.toLocaleString('en')} keys in its objects, the most an API request's body may hold`,
+      `body holds more than ${maxKeys?.toLocaleString('en')} keys in its objects, the most an API request's body may hold`,
     )
   if (large) await givenBack()
   try {
