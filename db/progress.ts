@@ -46,9 +46,17 @@ export function sliceDue(done: number): boolean {
   return done % 64 === 0 && performance.now() - sliceBegan >= SLICE_MS
 }
 
-/** Resolves once the event loop has run what was waiting (`setImmediate`; `setTimeout` in a browser). */
+/**
+ * How the loop is given back: Node's `setImmediate` (`setTimeout` in a browser) as this module
+ * found it. A test's fake timers, installed later, never fire theirs: a switch to a big scenario
+ * or a large body waiting its turn would wait for the test to advance its clock.
+ */
+const nextTurn: (run: () => void) => unknown =
+  globalThis.setImmediate ?? globalThis.setTimeout.bind(globalThis)
+
+/** Resolves once the event loop has run what was waiting. */
 export function givenBack(): Promise<void> {
-  return new Promise((resolve) => (globalThis.setImmediate ?? setTimeout)(resolve))
+  return new Promise((resolve) => nextTurn(resolve))
 }
 
 /** Runs work that yields after each slice to its end at once (where nothing else may run meanwhile). */

@@ -110,12 +110,6 @@ const TURN_BYTES = 64 * 1024
  */
 const WAITING_BYTES = 32 * 1024 * 1024
 
-/**
- * Node's `setImmediate` as the module found it: a test's fake timers, installed later, never
- * fire theirs. None in a browser, whose one page sends no crowd of large bodies to wait behind.
- */
-const immediate = globalThis.setImmediate as ((run: () => void) => unknown) | undefined
-
 let turns: Promise<void> = Promise.resolve()
 let waitingBytes = 0
 let parsedThisTurn = false
@@ -125,19 +119,16 @@ let parsedThisTurn = false
  * turn after those read before it; {@link bodiesBusy} past {@link WAITING_BYTES}.
  */
 function bodyTurn(bytes: number): Promise<void> | null {
-  if (immediate === undefined) return null
   if (waitingBytes === 0 && !parsedThisTurn) {
     parsedThisTurn = true
-    immediate(() => (parsedThisTurn = false))
+    void givenBack().then(() => (parsedThisTurn = false))
     return null
   }
   if (waitingBytes + bytes > WAITING_BYTES) throw bodiesBusy()
   waitingBytes += bytes
-  const turn = turns
-    .then(() => new Promise<void>((resolve) => immediate(resolve)))
-    .then(() => {
-      waitingBytes -= bytes
-    })
+  const turn = turns.then(givenBack).then(() => {
+    waitingBytes -= bytes
+  })
   turns = turn
   return turn
 }
