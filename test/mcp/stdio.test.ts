@@ -307,17 +307,21 @@ describe('the id of a message refused unread (topLevelId)', () => {
   })
 })
 
-describe('a tools/call whose name or arguments are of the wrong type (lineProblem)', () => {
+describe('a tools/call or resources/read whose params are of the wrong type (lineProblem)', () => {
+  /** What lineProblem says of a message of `method` with these params, sent with id 4. */
+  const sent = (method: string) => (params: unknown) =>
+    lineProblem(JSON.stringify({ jsonrpc: '2.0', id: 4, method, params }))
+  /** -32602 to id 4, naming `params.<field>` and what it got. */
+  const wrong = (field: string, got: string) => ({
+    id: 4,
+    code: -32602,
+    message: expect.stringMatching(
+      new RegExp(`^Invalid params: params\\.${field}: must be .*, got ${got}$`),
+    ),
+  })
+
   it('is -32602 naming the param and what it got, answered to its id; a well-formed one passes', () => {
-    const call = (params: unknown) =>
-      lineProblem(JSON.stringify({ jsonrpc: '2.0', id: 4, method: 'tools/call', params }))
-    const wrong = (field: string, got: string) => ({
-      id: 4,
-      code: -32602,
-      message: expect.stringMatching(
-        new RegExp(`^Invalid params: params\\.${field}: must be .*, got ${got}$`),
-      ),
-    })
+    const call = sent('tools/call')
     expect(call({ name: 'call_api', arguments: 'GET /users' })).toEqual(
       wrong('arguments', 'string'),
     )
@@ -329,17 +333,9 @@ describe('a tools/call whose name or arguments are of the wrong type (lineProble
   })
 
   it('so is a resources/read without a URI in a string, and one with it passes', () => {
-    const read = (params: unknown) =>
-      lineProblem(JSON.stringify({ jsonrpc: '2.0', id: 5, method: 'resources/read', params }))
-    const wrong = (field: string, got: string) => ({
-      id: 5,
-      code: -32602,
-      message: expect.stringMatching(
-        new RegExp(`^Invalid params: ${field}: must be .*, got ${got}$`),
-      ),
-    })
-    expect(read({})).toEqual(wrong('params\\.uri', 'undefined'))
-    expect(read({ uri: 42 })).toEqual(wrong('params\\.uri', 'number'))
+    const read = sent('resources/read')
+    expect(read({})).toEqual(wrong('uri', 'undefined'))
+    expect(read({ uri: 42 })).toEqual(wrong('uri', 'number'))
     expect(read({ uri: 'shop-sandbox://openapi.json' })).toBeNull()
     expect(read({ uri: 'shop-sandbox://nothing' })).toBeNull()
   })
