@@ -303,6 +303,9 @@ function scenarioOf(definition: unknown, index: number, sources: ScenarioSources
   })
 }
 
+/** The keys of seed options as a scenario's data (`{ seed, counts }`). */
+const SEED_KEYS: ReadonlySet<string> = new Set(['seed', 'counts'] satisfies (keyof SeedData)[])
+
 /**
  * Whether a definition's data is generated from seed options (`{ seed, counts }`): what needs
  * faker, which a browser loads on demand.
@@ -310,7 +313,7 @@ function scenarioOf(definition: unknown, index: number, sources: ScenarioSources
 export function isSeedData(data: unknown): data is SeedData {
   if (typeof data !== 'object' || data === null || Array.isArray(data)) return false
   const keys = Object.keys(data)
-  return keys.length > 0 && keys.every((key) => key === 'seed' || key === 'counts')
+  return keys.length > 0 && keys.every((key) => SEED_KEYS.has(key))
 }
 
 /** What a scenario's data is, and how it is made (checked now, made now or on first use). */
@@ -352,8 +355,8 @@ function dataOf(
   if (typeof data !== 'object' || data === null || Array.isArray(data))
     throw refuse('data', 'must be a document, seed options ({ seed, counts }) or a function')
   const keys = Object.keys(data)
-  const stray = keys.find((key) => key !== 'seed' && key !== 'counts')
-  if (stray !== undefined && keys.length > 1 && (keys.includes('seed') || keys.includes('counts')))
+  const stray = keys.find((key) => !SEED_KEYS.has(key))
+  if (stray !== undefined && keys.some((key) => SEED_KEYS.has(key)))
     throw refuse(
       `data.${clip(stray)}`,
       'is not a seed option; data is seed options (seed, counts) or a document, not both',
