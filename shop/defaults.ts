@@ -27,7 +27,8 @@ export function withShop<T extends { api?: ApiDefinition }>(
 ): T & { api: ApiDefinition } {
   if (typeof options !== 'object' || options === null)
     throw new OptionsError('sandbox', 'options: must be an object')
-  return { ...options, api: options.api ?? shopApi }
+  // Only a missing api is the shop: `api: null` is a mistake the option check names.
+  return { ...options, api: options.api === undefined ? shopApi : options.api }
 }
 
 /**
@@ -77,6 +78,6 @@ export function openApiDocument(
 ): Record<string, unknown> {
   return apiDocument({
     ...(options.baseUrl === undefined ? {} : { baseUrl: options.baseUrl }),
-    catalog: Catalog.of(options.api ?? shopApi, options.resources ?? []),
+    catalog: Catalog.of(withShop(options).api, options.resources ?? []),
   })
 }

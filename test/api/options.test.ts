@@ -31,6 +31,13 @@ describe('createSandbox options', () => {
     expect(() => createSandbox({ users: 1 })).toThrow(
       new TypeError('Invalid sandbox options: users: must be an integer from 2 to 1000000, got 1'),
     )
+    // Only a missing api is the shop's: null is a mistake, named.
+    expect(() => createSandbox({ api: null as never })).toThrow(
+      'api: must be an API definition (defineApi({ … }))',
+    )
+    expect(() => createSandbox({ counts: { users: 10n as never } })).toThrow(
+      'Invalid sandbox options: counts.users: must be a number',
+    )
     expect(() => createSandbox({ seed: 2 ** 60 })).toThrow(
       new TypeError('Invalid sandbox options: seed: must be at most 9007199254740991'),
     )
