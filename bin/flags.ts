@@ -2,7 +2,7 @@ import bytes from 'bytes'
 import type { Options } from 'yargs'
 import type * as z from 'zod'
 import { describeIssue, safeParseReporting } from '../contract/issues.js'
-import { clip } from '../contract/params.js'
+import { clip, integerProblem } from '../contract/params.js'
 import type { OptionSpec } from '../sandbox/option-table.js'
 import { flagName } from '../sandbox/option-table.js'
 
@@ -73,7 +73,7 @@ export function parser(name: string, spec: OptionSpec): (raw: unknown) => unknow
         const [min, max] = boundsOf(schema)
         const value = /^-?\d+$/.test(text) ? Number(text) : Number.NaN
         if (!Number.isSafeInteger(value) || !schema.safeParse(value).success)
-          throw new Error(`${flag} must be an integer from ${min} to ${max}, got '${clip(text)}'`)
+          throw new Error(integerProblem(flag, text, min, max))
         return value
       }
       case 'number': {
@@ -162,7 +162,7 @@ export function integerFlag(name: string, min: number, max: number) {
     const text = String(raw)
     const value = /^-?\d+$/.test(text) ? Number(text) : Number.NaN
     if (!Number.isSafeInteger(value) || value < min || value > max) {
-      throw new Error(`--${name} must be an integer from ${min} to ${max}, got '${clip(text)}'`)
+      throw new Error(integerProblem(`--${name}`, text, min, max))
     }
     return value
   }

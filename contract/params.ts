@@ -42,10 +42,36 @@ export function integerParameter(name: string, raw: string, min: number, max: nu
   return value
 }
 
-/** Why `raw` is not an integer in [min, max]. */
+/** Why the text `raw` (a parameter's, a flag's) is not an integer in [min, max]. */
 export function integerProblem(name: string, raw: string, min: number, max: number): string {
-  const range = max === Number.MAX_SAFE_INTEGER ? `${min} or more` : `from ${min} to ${max}`
-  return `${name} must be an integer ${range}, got '${clip(raw)}'`
+  return `${name} ${mustBeInteger(min, max)}, got '${clip(raw)}'`
+}
+
+/**
+ * The one wording of an integer range rule, for parameters, flags, options and definitions:
+ * `must be an integer from 1 to 100`, or `… 2 or more` when nothing bounds it above.
+ */
+export function mustBeInteger(min: number, max: number): string {
+  return `must be an integer ${max === Number.MAX_SAFE_INTEGER ? `${min} or more` : `from ${min} to ${max}`}`
+}
+
+/**
+ * A value a caller gave in code (an option, a definition's field, what its function returned), as
+ * a message shows it: its JSON, clipped (a string in double quotes, so `'3'` is not taken for
+ * 3); its kind when it has none (a function, a bigint, a cycle, a throwing `toJSON`).
+ */
+export function shownValue(value: unknown): string {
+  // A number as written (JSON would write NaN as null); what JSON cannot write, by its kind.
+  if (typeof value === 'number') return String(value)
+  if (typeof value === 'function' || typeof value === 'symbol' || typeof value === 'bigint')
+    return typeof value
+  let text: string | undefined
+  try {
+    text = JSON.stringify(value) ?? String(value)
+  } catch {
+    text = typeof value
+  }
+  return clip(text, 100)
 }
 
 /** `text` without trailing slashes (a loop: `/\/+$/` backtracks over a run of them). */

@@ -2,6 +2,7 @@ import * as z from 'zod'
 import type { CodeDefinition } from '../contract/codes.js'
 import { codes } from '../contract/codes.js'
 import { describeIssue, safeParseReporting } from '../contract/issues.js'
+import { mustBeInteger, shownValue } from '../contract/params.js'
 import { readOnlyFields } from '../contract/registry.js'
 import type { ApiDefinition } from './api.js'
 import type { Action, AnyResourceDefinition, Permission } from './define.js'
@@ -97,10 +98,7 @@ export function codeResolver(api: ApiDefinition) {
       (spec.code as number) < 10000 ||
       (spec.code as number) > 99999
     )
-      fail(
-        `${where}.code`,
-        `must be an integer from 10000 to 99999, got ${JSON.stringify(spec.code)}`,
-      )
+      fail(`${where}.code`, `${mustBeInteger(10000, 99999)}, got ${shownValue(spec.code)}`)
     if (typeof spec.message !== 'string' || spec.message.trim() === '')
       fail(`${where}.message`, 'must be a message in words')
     const taken = Object.entries({ ...codes, ...own }).find(
@@ -115,7 +113,7 @@ export function codeResolver(api: ApiDefinition) {
     if (!Number.isInteger(status) || (status as number) < 400 || (status as number) > 599)
       fail(
         `${where}.status`,
-        `must be an HTTP error status (400-599), got ${JSON.stringify(spec.status)}`,
+        `must be an HTTP error status (400-599), got ${shownValue(spec.status)}`,
       )
     return {
       key: String(spec.code),
@@ -147,7 +145,7 @@ export function checkDefinition(
     )
   const name = definition.name as unknown
   if (typeof name !== 'string' || !/^[a-z][a-zA-Z0-9-]*$/.test(name))
-    fail(`${place}.name`, `must be a path segment like "categories", got ${JSON.stringify(name)}`)
+    fail(`${place}.name`, `must be a path segment like "categories", got ${shownValue(name)}`)
   if (name in Object.prototype)
     fail(`${place}.name`, `${name} is a name every JavaScript object has; pick another name`)
   if (RESERVED_NAMES.has(name))
@@ -163,7 +161,7 @@ export function checkDefinition(
   if (typeof definition.singular !== 'string' || !/^[a-z][a-zA-Z0-9]*$/.test(definition.singular))
     fail(
       at('singular'),
-      `must be one record's name like "category", got ${JSON.stringify(definition.singular)}`,
+      `must be one record's name like "category", got ${shownValue(definition.singular)}`,
     )
   const { schema } = definition
   if (!(schema instanceof z.ZodObject))
@@ -181,7 +179,7 @@ export function checkDefinition(
     if (typeof value !== 'string' || !fields.has(value))
       fail(
         where,
-        `no field ${JSON.stringify(value)} in the schema of ${name} (fields: ${[...fields].join(', ')})`,
+        `no field ${shownValue(value)} in the schema of ${name} (fields: ${[...fields].join(', ')})`,
       )
   }
   const id = shape.id
@@ -213,7 +211,7 @@ export function checkDefinition(
       if (unique.ignoreCase !== undefined && typeof unique.ignoreCase !== 'boolean')
         fail(
           at(`unique.${key}.ignoreCase`),
-          `must be true or false, got ${JSON.stringify(unique.ignoreCase)}`,
+          `must be true or false, got ${shownValue(unique.ignoreCase)}`,
         )
       const kind = scalarKind(shape[key]!)
       if (kind === null)
@@ -242,7 +240,7 @@ export function checkDefinition(
       if (!PERMISSIONS.includes(permission as Permission))
         fail(
           at(`permissions.${action}`),
-          `must be ${listed(PERMISSIONS)}, got ${JSON.stringify(permission)}`,
+          `must be ${listed(PERMISSIONS)}, got ${shownValue(permission)}`,
         )
       // `own` compares the path's account id with the caller's: only the accounts' own routes have one.
       if (permission === 'own' && name !== context.accounts)
@@ -353,7 +351,7 @@ export function checkDefinition(
     )
       fail(
         `${where}.resource`,
-        `points at ${JSON.stringify(typeof target === 'string' ? target : (target as { name?: unknown } | undefined)?.name)}, which is not a resource of this API (${listed([...context.names])})`,
+        `points at ${shownValue(typeof target === 'string' ? target : (target as { name?: unknown } | undefined)?.name)}, which is not a resource of this API (${listed([...context.names])})`,
       )
     if (link.field !== undefined) {
       if (link.ids !== undefined) fail(where, 'has both a field and ids(record): give one')
@@ -372,10 +370,7 @@ export function checkDefinition(
       fail(where, 'needs a field (the id it holds) or ids(record)')
     if (link.nested !== undefined) {
       if (!PERMISSIONS.includes(link.nested as Permission))
-        fail(
-          `${where}.nested`,
-          `must be ${listed(PERMISSIONS)}, got ${JSON.stringify(link.nested)}`,
-        )
+        fail(`${where}.nested`, `must be ${listed(PERMISSIONS)}, got ${shownValue(link.nested)}`)
       if (link.field === undefined) fail(`${where}.nested`, 'a nested link needs a field')
       if (link.nested === 'own' && nameOf(target as string) !== context.accounts)
         fail(`${where}.nested`, `own needs the link to point at the accounts (${context.accounts})`)
@@ -440,10 +435,7 @@ export function checkDefinition(
   // max, then min within it, then count within both (`seed.max` and `seed.min` when given).
   const bound = (key: string, value: unknown, least = 0, most = MAX_RECORDS) => {
     if (!Number.isSafeInteger(value) || (value as number) < least || (value as number) > most)
-      fail(
-        at(`seed.${key}`),
-        `must be an integer from ${least.toLocaleString('en')} to ${most.toLocaleString('en')}, got ${typeof value === 'string' ? JSON.stringify(value) : String(value)}`,
-      )
+      fail(at(`seed.${key}`), `${mustBeInteger(least, most)}, got ${shownValue(value)}`)
   }
   if (seed.max !== undefined) bound('max', seed.max)
   const max = (seed.max as number | undefined) ?? MAX_RECORDS
@@ -463,10 +455,10 @@ export function checkDefinition(
     if (named === undefined)
       fail(
         at('seed.needs'),
-        `must be a resource (its name, or its definition), got ${JSON.stringify(needs)}`,
+        `must be a resource (its name, or its definition), got ${shownValue(needs)}`,
       )
     if (!context.names.has(named))
-      fail(at('seed.needs'), `${JSON.stringify(named)} is not a resource of this API`)
+      fail(at('seed.needs'), `${shownValue(named)} is not a resource of this API`)
   }
 }
 
@@ -528,7 +520,7 @@ export function checkApi(api: ApiDefinition): void {
     if (first < position)
       fail(
         `api.accounts.tokens[${position}].token`,
-        `tokens[${first}] is ${JSON.stringify(token.token)} already; each fixed token stands for one account`,
+        `tokens[${first}] is ${shownValue(token.token)} already; each fixed token stands for one account`,
       )
   }
   // A number means one thing: the generic codes' and each of the API's own are all different.

@@ -1,7 +1,7 @@
 import * as z from 'zod'
 import { MAX_ID } from '../contract/fields.js'
 import { describeIssue, safeParseReporting } from '../contract/issues.js'
-import { clip } from '../contract/params.js'
+import { clip, shownValue } from '../contract/params.js'
 import { schemaRegistry } from '../contract/registry.js'
 import type { ProgressReporter } from '../db/progress.js'
 import { inSlices, PROGRESS_STEP, SLICE, sliceDue, whole } from '../db/progress.js'
@@ -297,18 +297,6 @@ export function* linkProblems(
     }
   }
   return undefined
-}
-
-/** What a function of a definition gave, for a message: its JSON when it has one, clipped. */
-function shownValue(value: unknown): string {
-  let text: string | undefined
-  try {
-    text = JSON.stringify(value) ?? String(value)
-  } catch {
-    // A bigint, a cycle, a symbol or a throwing toString: its kind, then.
-    text = typeof value
-  }
-  return clip(text, 100)
 }
 
 /** What a function of a definition threw, for a message. */

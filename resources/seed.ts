@@ -8,6 +8,7 @@ import type { UniqueKey } from '../db/table.js'
 import { foldCase, freezeDocument } from '../db/store.js'
 import { OptionsError } from '../contract/option-spec.js'
 import { isoTime } from '../contract/iso-time.js'
+import { mustBeInteger, shownValue } from '../contract/params.js'
 import { jsonFootprint, MAX_JSON_DEPTH, notJson } from '../contract/json-size.js'
 import { describeIssue, safeParseReporting } from '../contract/issues.js'
 import { linkProblems, thrown } from './document.js'
@@ -25,14 +26,6 @@ export const REFERENCE_DATE = '2026-01-01T00:00:00.000Z'
 
 export const DAY = 86_400_000
 
-/** A value as a message shows it: a string quoted, so `'3'` is not taken for 3. */
-const shown = (value: unknown) =>
-  typeof value === 'string'
-    ? `'${value}'`
-    : typeof value === 'object'
-      ? JSON.stringify(value)
-      : String(value)
-
 /**
  * The seed and the count of every resource, defaults filled in; a TypeError naming a bad one
  * (`label` names where a resource's count was given: `counts.users`, or `users`).
@@ -45,7 +38,7 @@ export function resolveSeedOptions(
   const given = definedOnly(options) as Record<string, unknown>
   const seed = given.seed ?? DEFAULT_SEED
   if (!Number.isSafeInteger(seed))
-    throw new OptionsError('sandbox', `seed: must be a safe integer, got ${shown(seed)}`)
+    throw new OptionsError('sandbox', `seed: must be a safe integer, got ${shownValue(seed)}`)
   const resolved: { seed: number } & Record<string, number> = { seed: seed as number }
   for (const { name, seed: spec } of catalog.resources) {
     const value = given[name] ?? spec.count
@@ -56,7 +49,7 @@ export function resolveSeedOptions(
     )
       throw new OptionsError(
         'sandbox',
-        `${label(name)}: must be an integer from ${spec.min} to ${spec.max}, got ${shown(value)}`,
+        `${label(name)}: ${mustBeInteger(spec.min, spec.max)}, got ${shownValue(value)}`,
       )
     resolved[name] = value as number
   }
