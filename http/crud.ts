@@ -1,5 +1,6 @@
 import type * as z from 'zod'
 import { ApiError } from '../contract/api-error.js'
+import { shownValue } from '../contract/params.js'
 import { noContent, success, written } from '../contract/envelope.js'
 import type { ApiResponse } from '../contract/exchange.js'
 import type { Resource } from '../resources/catalog.js'
@@ -7,7 +8,7 @@ import type { Action, Link, Row } from '../resources/define.js'
 import { nameOf } from '../resources/define.js'
 import { runListQuery, selectFields } from '../resources/list.js'
 import { parseListQuery, parseQuery } from '../resources/query.js'
-import { notFound } from '../resources/service.js'
+import { notFound, runRule } from '../resources/service.js'
 import { validateBody } from './body.js'
 import type { Operation, OperationContext, OperationDocs, Principal } from './operation.js'
 import type { Route } from './router.js'
@@ -37,11 +38,13 @@ function referencesOf(
   const rule = resource.definition.rules?.references
   if (rule)
     return (body: unknown) => {
-      const problems: unknown = rule(body, context.data, current, owner)
+      const problems: unknown = runRule(resource, 'references', () =>
+        rule(body, context.data, current, owner),
+      )
       if (Array.isArray(problems) && problems.every((problem) => typeof problem === 'string'))
         return problems as string[]
       throw new Error(
-        `${resource.name}.rules.references must return a list of problems (texts, empty when there are none), got ${JSON.stringify(problems) ?? String(problems)}`,
+        `${resource.name}.rules.references must return a list of problems (texts, empty when there are none), got ${shownValue(problems)}`,
       )
     }
   const links = (resource.definition.links ?? []) as readonly Link[]

@@ -1,5 +1,6 @@
 import { ApiError } from '../contract/api-error.js'
 import { describeIssue, safeParseReporting } from '../contract/issues.js'
+import { shownValue } from '../contract/params.js'
 import { changesNothing } from '../db/same-record.js'
 import type { Store } from '../db/store.js'
 import type { Table } from '../db/table.js'
@@ -16,6 +17,23 @@ export function notFound(what: string, id: number): ApiError {
 function conflictOf(resource: Resource, error: unknown): unknown {
   if (!(error instanceof UniqueConflict)) return error
   return resource.conflict(error.index, error.value)
+}
+
+/**
+ * Runs one of a resource's rules. What it throws goes on as it is when it is an Error (an
+ * ApiError refusing the write, a bug of the rule's own); anything else (a string, undefined)
+ * becomes an Error naming the rule, the value its cause, so `onUnexpectedError` and the log
+ * say where it came from.
+ */
+export function runRule<R>(resource: Resource, rule: string, run: () => R): R {
+  try {
+    return run()
+  } catch (error) {
+    if (error instanceof Error) throw error
+    throw new Error(`${resource.name}.rules.${rule} threw ${shownValue(error)}, not an Error`, {
+      cause: error,
+    })
+  }
 }
 
 /**
@@ -67,7 +85,10 @@ export class DataService implements Data {
     }
     // A body of the definition's own takes the defaults here (the derived one has them).
     const given = bodies?.create && defaults ? { ...defaults, ...input } : input
-    const values = (rules?.create ? rules.create(given, this) : given) as unknown
+    const create = rules?.create
+    const values = (
+      create ? runRule(resource, 'create', () => create(given, this)) : given
+    ) as unknown
     const now = this.now()
     const record = this.#checked<T>(resource, rules?.create ? 'rules.create' : 'bodies.create', {
       id: table.nextId,
@@ -92,7 +113,9 @@ export class DataService implements Data {
     const resource = this.catalog.get(name)
     const table = this.table<T>(name)
     const rule = resource.definition.rules?.update
-    const changed = rule ? (rule(current, changes, this) as T) : { ...current, ...changes }
+    const changed = rule
+      ? (runRule(resource, 'update', () => rule(current, changes, this)) as T)
+      : { ...current, ...changes }
     if (changed === current) return current
     let next = { ...changed, ...stamps(resource.fields, undefined, this.now()) } as T
     // What a rule or a body of the definition's own gives is checked as a record, and kept
@@ -167,7 +190,8 @@ export class DataService implements Data {
       // As it is now: a rule run for another record may have changed it.
       const current = this.table(top.name).get(top.id)
       if (!current) continue
-      resource.definition.rules?.remove?.(current as never, this)
+      const rule = resource.definition.rules?.remove
+      if (rule) runRule(resource, 'remove', () => rule(current as never, this))
       const ids = doomed.get(top.name)
       if (ids) ids.push(top.id)
       else doomed.set(top.name, [top.id])

@@ -236,7 +236,7 @@ describe('definition-time checks: each misuse is a TypeError naming the resource
     [
       'a negative seed count',
       { seed: { ...tags.seed, count: -1 } },
-      'tags.seed.count: must be an integer from 0 to 1,000,000, got -1',
+      'tags.seed.count: must be an integer from 0 to 1000000, got -1',
     ],
     [
       'a seed that needs a missing resource',
@@ -281,7 +281,7 @@ describe('definition-time checks: each misuse is a TypeError naming the resource
     [
       'a count given as text',
       { seed: { ...tags.seed, count: '3' } },
-      'tags.seed.count: must be an integer from 0 to 1,000,000, got "3"',
+      'tags.seed.count: must be an integer from 0 to 1000000, got "3"',
     ],
     [
       'a refinement of the whole record schema (no body could be derived from it)',
@@ -310,6 +310,20 @@ describe('definition-time checks: each misuse is a TypeError naming the resource
       'ignoreCase that is not a boolean',
       { unique: { slug: { conflict: 'conflict', ignoreCase: 'yes' } } },
       'tags.unique.slug.ignoreCase: must be true or false, got "yes"',
+    ],
+    [
+      'ignoreCase that JSON cannot write (a bigint): named by its kind, not a raw TypeError',
+      { unique: { slug: { conflict: 'conflict', ignoreCase: 10n } } },
+      'tags.unique.slug.ignoreCase: must be true or false, got bigint',
+    ],
+    [
+      'a permission that holds itself: named, and the message stays short',
+      (() => {
+        const loop: Record<string, unknown> = { text: 'x'.repeat(500) }
+        loop.self = loop
+        return { permissions: { list: loop } }
+      })(),
+      'tags.permissions.list: must be admin, anyone or own, got object',
     ],
     ['adminOnly that is not a list', { adminOnly: 'label' }, 'tags.adminOnly: must be a list'],
     [
@@ -361,12 +375,12 @@ describe('definition-time checks: each misuse is a TypeError naming the resource
     [
       'a seed.max past the ceiling',
       { seed: { ...tags.seed, max: 1e15 } },
-      'tags.seed.max: must be an integer from 0 to 1,000,000, got 1000000000000000',
+      'tags.seed.max: must be an integer from 0 to 1000000, got 1000000000000000',
     ],
     [
       'a seed count past the ceiling (it blamed a count option never given)',
       { seed: { ...tags.seed, count: 1e9 } },
-      'tags.seed.count: must be an integer from 0 to 1,000,000, got 1000000000',
+      'tags.seed.count: must be an integer from 0 to 1000000, got 1000000000',
     ],
     [
       'a seed count outside its own min and max, or not a number',
@@ -1056,6 +1070,40 @@ describe('what bodies and rules of a definition give is a record as its schema t
     expect(String(errors[1])).toContain('tags.rules.update gave a tag its schema refuses')
     expect(sandbox.db.table('tags').size).toBe(1)
     expect(sandbox.db.table('tags').get(1)).toMatchObject({ label: 'One', status: 'active' })
+  })
+
+  it('a rule throwing what is not an Error reaches onUnexpectedError as an Error naming the rule', async () => {
+    const errors: unknown[] = []
+    const sandbox = createSandbox({
+      onUnexpectedError: (error) => errors.push(error),
+      resources: [
+        withStatus({
+          rules: {
+            create: () => {
+              throw 'no stock'
+            },
+            update: () => {
+              throw undefined
+            },
+          },
+        }),
+      ],
+    })
+    const created = await write(sandbox, 'POST', '/tags', {
+      slug: 'two',
+      label: 'Two',
+      status: 'active',
+    })
+    expect(created).toEqual({
+      status: 500,
+      body: { code: 50000, message: 'internal server error', data: null },
+    })
+    expect(errors[0]).toBeInstanceOf(Error)
+    expect((errors[0] as Error).message).toBe('tags.rules.create threw "no stock", not an Error')
+    expect((errors[0] as Error).cause).toBe('no stock')
+    expect((await write(sandbox, 'PATCH', '/tags/1', { label: 'Uno' })).status).toBe(500)
+    expect((errors[1] as Error).message).toBe('tags.rules.update threw undefined, not an Error')
+    expect(sandbox.db.table('tags').size).toBe(1)
   })
 
   it('a references rule that does not give a list is named, not split into letters', async () => {
