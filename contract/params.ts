@@ -74,6 +74,14 @@ export function shownValue(value: unknown): string {
   return clip(text, 100)
 }
 
+/**
+ * What a caller's function (a seed generator, a rule, a scenario's data) threw, for a message:
+ * `threw TypeError: …`, or what it threw shown when it is no Error (`threw null`).
+ */
+export function thrown(error: unknown): string {
+  return `threw ${error instanceof Error ? `${error.name}: ${error.message}` : shownValue(error)}`
+}
+
 /** `text` without trailing slashes (a loop: `/\/+$/` backtracks over a run of them). */
 export function trimSlashes(text: string): string {
   let end = text.length

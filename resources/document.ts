@@ -1,7 +1,7 @@
 import * as z from 'zod'
 import { MAX_ID } from '../contract/fields.js'
 import { describeIssue, safeParseReporting } from '../contract/issues.js'
-import { clip, shownValue } from '../contract/params.js'
+import { clip, shownValue, thrown } from '../contract/params.js'
 import { schemaRegistry } from '../contract/registry.js'
 import type { ProgressReporter } from '../db/progress.js'
 import { inSlices, PROGRESS_STEP, SLICE, sliceDue, whole } from '../db/progress.js'
@@ -297,9 +297,4 @@ export function* linkProblems(
     }
   }
   return undefined
-}
-
-/** What a function of a definition threw, for a message. */
-export function thrown(error: unknown): string {
-  return `threw ${error instanceof Error ? `${error.name}: ${error.message}` : String(error)}`
 }

@@ -8,10 +8,10 @@ import type { UniqueKey } from '../db/table.js'
 import { foldCase, freezeDocument } from '../db/store.js'
 import { OptionsError } from '../contract/option-spec.js'
 import { isoTime } from '../contract/iso-time.js'
-import { mustBeInteger, shownValue } from '../contract/params.js'
+import { mustBeInteger, shownValue, thrown } from '../contract/params.js'
 import { jsonFootprint, MAX_JSON_DEPTH, notJson } from '../contract/json-size.js'
 import { describeIssue, safeParseReporting } from '../contract/issues.js'
-import { linkProblems, thrown } from './document.js'
+import { linkProblems } from './document.js'
 import type { Catalog } from './catalog.js'
 import type { Row } from './define.js'
 import { fakerBase, fakerClass, fakerEnglish, readPrepared } from './seed-sources.js'
@@ -372,10 +372,7 @@ function* seedingCatalog(
       })
     } catch (error) {
       if (error instanceof ReporterThrew) throw error.cause
-      throw new TypeError(
-        `${name}.seed.generate threw: ${error instanceof Error ? error.message : String(error)}`,
-        { cause: error },
-      )
+      throw new TypeError(`${name}.seed.generate ${thrown(error)}`, { cause: error })
     }
     const records = yield* checkingSeed(catalog, name, generated, counts[name]!)
     data[name] = records
@@ -491,10 +488,7 @@ function* checkingSeed(
         step = iterator.next()
       } catch (error) {
         if (error instanceof ReporterThrew) throw error.cause
-        throw new TypeError(
-          `${where} threw: ${error instanceof Error ? error.message : String(error)}`,
-          { cause: error },
-        )
+        throw new TypeError(`${where} ${thrown(error)}`, { cause: error })
       }
       if (step.done) break
       if (records.length === count)

@@ -1,6 +1,6 @@
 import { ApiError } from '../contract/api-error.js'
 import { describeIssue, safeParseReporting } from '../contract/issues.js'
-import { shownValue } from '../contract/params.js'
+import { thrown } from '../contract/params.js'
 import { changesNothing } from '../db/same-record.js'
 import type { Store } from '../db/store.js'
 import type { Table } from '../db/table.js'
@@ -30,7 +30,7 @@ export function runRule<R>(resource: Resource, rule: string, run: () => R): R {
     return run()
   } catch (error) {
     if (error instanceof Error) throw error
-    throw new Error(`${resource.name}.rules.${rule} threw ${shownValue(error)}, not an Error`, {
+    throw new Error(`${resource.name}.rules.${rule} ${thrown(error)}, not an Error`, {
       cause: error,
     })
   }

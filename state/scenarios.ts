@@ -3,7 +3,7 @@ import { ApiError, problemList } from '../contract/api-error.js'
 import { isThenable } from '../contract/exchange.js'
 import { describeIssue, safeParseReporting } from '../contract/issues.js'
 import { OptionsError } from '../contract/option-spec.js'
-import { clip } from '../contract/params.js'
+import { clip, thrown } from '../contract/params.js'
 import type { Document, Snapshot, TableSpec } from '../db/store.js'
 import { freezeDocument, Store } from '../db/store.js'
 import { givenBack, inSlices, SLICE, whole } from '../db/progress.js'
@@ -332,7 +332,7 @@ function dataOf(
       try {
         returned = (data as (db: Store) => unknown)(store)
       } catch (error) {
-        throw refuse('data', `the function threw: ${(error as Error).message ?? String(error)}`)
+        throw refuse('data', `the function ${thrown(error)}`)
       }
       if (isThenable(returned)) {
         // Its changes after the first await would land in a store no one reads: said, not lost.

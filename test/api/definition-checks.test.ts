@@ -528,7 +528,7 @@ describe('definition-time checks: each misuse is a TypeError naming the resource
           }),
         ],
       }),
-    ).toThrow('tags.seed.generate threw: boom')
+    ).toThrow('tags.seed.generate threw Error: boom')
     const people = createSandbox({
       resources: [
         broken({
@@ -652,7 +652,7 @@ describe('definition-time checks: each misuse is a TypeError naming the resource
           }),
         ],
       }),
-    ).toThrow('tags.seed.generate threw: seedboom')
+    ).toThrow('tags.seed.generate threw Error: seedboom')
     expect(() =>
       createSandbox({ resources: [yielding(() => 'abc' as unknown as Iterable<object>)] }),
     ).toThrow('tags.seed.generate: must return a list of records (or yield them)')

@@ -356,6 +356,17 @@ describe('scenarios in code', () => {
         },
         /Invalid scenario 'later': data: the function returned a promise/,
       ],
+      // What a data function throws is shown, whatever it is: null has no message to read.
+      [
+        {
+          name: 'thrower',
+          description: 'd',
+          data: () => {
+            throw null
+          },
+        },
+        /^Invalid scenario 'thrower': data: the function threw null$/,
+      ],
     ]
     for (const [scenario, message] of cases)
       expect(() => createSandbox({ scenarios: [scenario] as never })).toThrow(message)
