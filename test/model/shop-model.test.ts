@@ -6,7 +6,8 @@ import { createSandbox } from '../../index.js'
 // driving random sequences of requests: every answer's status and code must be the model's,
 // and after each sequence the sandbox's users, products and orders must be the model's. What
 // one example at a time misses: a cascade that forgets stock, an id reused after a delete, a
-// uniqueness check that ignores case, a refused write that changed something anyway.
+// uniqueness check that ignores case, a refused write that changed something anyway, a token
+// that outlives its user.
 const RUNS = Number(process.env.MODEL_RUNS ?? 200)
 const SEED = Number(process.env.MODEL_SEED ?? 7)
 const BASE = 'https://model.test'
@@ -37,6 +38,8 @@ interface ModelOrder {
   items: ModelItem[]
 }
 interface Model {
+  /** Tokens signed in, by whom, and whether signed out since. */
+  sessions: { token: string; userId: number; live: boolean }[]
   users: Map<number, ModelUser>
   products: Map<number, ModelProduct>
   orders: Map<number, ModelOrder>
@@ -59,12 +62,16 @@ async function send(
   method: string,
   path: string,
   body?: unknown,
-  { role = 'admin', headers = {} }: { role?: Role; headers?: Record<string, string> } = {},
+  {
+    role = 'admin',
+    token = tokens[role],
+    headers = {},
+  }: { role?: Role; token?: string | null; headers?: Record<string, string> } = {},
 ): Promise<Answer> {
   const response = await real.sandbox.fetch(`${BASE}${path}`, {
     method,
     headers: {
-      authorization: `Bearer ${tokens[role]}`,
+      ...(token === null ? {} : { authorization: `Bearer ${token}` }),
       'content-type': 'application/json',
       ...headers,
     },
@@ -543,6 +550,99 @@ class ListProducts implements Command {
     `ListProducts(${this.status}, ${this.sort}, ${this.order}, ${this.page}, ${this.pageSize})`
 }
 
+/** POST /sessions: the right password of a user signs in (email in any case); else 401 / 40102. */
+class SignIn implements Command {
+  constructor(
+    readonly choice: number,
+    readonly right: boolean,
+  ) {}
+  check = () => true
+  async run(model: Model, real: Real) {
+    const id = idOf(keys(model.users), this.choice, model.next.users)
+    const user = model.users.get(id)
+    const email = user ? user.email.toUpperCase() : `nobody${id}@x.test`
+    const password = this.right ? 'password' : 'passw0rd'
+    const answer = await send(real, 'POST', '/sessions', { email, password }, { token: null })
+    if (!user || !this.right) {
+      expect([answer.status, answer.code]).toEqual([401, 40102])
+      return
+    }
+    expect([answer.status, answer.code]).toEqual([201, 0])
+    const session = answer.data as { token: string; user: { id: number } }
+    expect(session.user.id).toBe(id)
+    model.sessions.push({ token: session.token, userId: id, live: true })
+  }
+  toString = () => `SignIn(${this.choice}, ${this.right})`
+}
+
+/** A session's token used to read its own user, or to sign out: 401 / 40101 once revoked or its user deleted. */
+class UseSession implements Command {
+  constructor(
+    readonly choice: number,
+    readonly signOut: boolean,
+  ) {}
+  check = (model: Readonly<Model>) => model.sessions.length > 0
+  async run(model: Model, real: Real) {
+    const session = model.sessions[this.choice % model.sessions.length]!
+    const answer = this.signOut
+      ? await send(real, 'DELETE', '/sessions/current', undefined, { token: session.token })
+      : await send(real, 'GET', `/users/${session.userId}`, undefined, { token: session.token })
+    if (!session.live || !model.users.has(session.userId)) {
+      expect([answer.status, answer.code]).toEqual([401, 40101])
+      return
+    }
+    expect(answer.status).toBe(this.signOut ? 204 : 200)
+    if (this.signOut) session.live = false
+    else expect((answer.data as { id: number }).id).toBe(session.userId)
+  }
+  toString = () => `UseSession(${this.choice}, ${this.signOut ? 'sign out' : 'read'})`
+}
+
+type OrderSort = 'id' | 'status' | 'total'
+/** Orders of one user, nested or filtered (`/orders?userId=`), by status, sorted: ties by id. */
+class ListOrders implements Command {
+  constructor(
+    readonly nested: boolean,
+    readonly userChoice: number,
+    readonly status: OrderStatus | undefined,
+    readonly sort: OrderSort,
+    readonly order: 'asc' | 'desc',
+  ) {}
+  check = () => true
+  async run(model: Model, real: Real) {
+    const userId = idOf(keys(model.users), this.userChoice, model.next.users)
+    const query = new URLSearchParams({
+      ...(this.nested ? {} : { userId: String(userId) }),
+      ...(this.status ? { status: this.status } : {}),
+      sort: this.sort,
+      order: this.order,
+      pageSize: '100',
+    })
+    const path = this.nested ? `/users/${userId}/orders` : '/orders'
+    const answer = await send(real, 'GET', `${path}?${query}`)
+    if (this.nested && !model.users.has(userId)) {
+      expect([answer.status, answer.code]).toEqual([404, 40400])
+      return
+    }
+    const value = ([, order]: [number, ModelOrder]) =>
+      this.sort === 'total' ? totalCents(order) : this.sort === 'status' ? order.status : 0
+    const expected = [...model.orders]
+      .filter(([, order]) => order.userId === userId)
+      .filter(([, order]) => this.status === undefined || order.status === this.status)
+      .sort((a, b) => {
+        const [x, y] = this.sort === 'id' ? [a[0], b[0]] : [value(a), value(b)]
+        const byField = x < y ? -1 : x > y ? 1 : 0
+        return (this.order === 'desc' ? -byField : byField) || a[0] - b[0]
+      })
+      .map(([id]) => id)
+    expect([answer.status, answer.code]).toEqual([200, 0])
+    const data = answer.data as { list: { id: number }[]; total: number }
+    expect([data.total, data.list.map((order) => order.id)]).toEqual([expected.length, expected])
+  }
+  toString = () =>
+    `ListOrders(${this.nested ? 'nested' : 'userId'}, ${this.userChoice}, ${this.status}, ${this.sort}, ${this.order})`
+}
+
 /** Everything the sandbox holds, read through the API, against the model. */
 async function compare(model: Model, real: Real): Promise<void> {
   const all = async <T>(path: string) => {
@@ -629,6 +729,17 @@ const commands = [
   pick.map((choice) => new MemberReads(choice)),
   fc
     .tuple(
+      fc.boolean(),
+      pick,
+      fc.constantFrom<OrderStatus | undefined>(undefined, 'pending', 'paid', 'cancelled'),
+      fc.constantFrom<OrderSort>('id', 'status', 'total'),
+      fc.constantFrom('asc' as const, 'desc' as const),
+    )
+    .map((args) => new ListOrders(...args)),
+  fc.tuple(pick, fc.boolean()).map(([choice, right]) => new SignIn(choice, right)),
+  fc.tuple(pick, fc.boolean()).map(([choice, signOut]) => new UseSession(choice, signOut)),
+  fc
+    .tuple(
       fc.constantFrom(undefined, 'active' as const, 'inactive' as const),
       fc.constantFrom<SortField>('id', 'stock', 'price', 'sku'),
       fc.constantFrom('asc' as const, 'desc' as const),
@@ -656,6 +767,7 @@ async function setup(): Promise<{ model: Model; real: Real }> {
   const list = async <T>(path: string) =>
     ((await send(real, 'GET', `${path}?pageSize=100`)).data as { list: T[] }).list
   const model: Model = {
+    sessions: [],
     users: new Map(),
     products: new Map(),
     orders: new Map(),
