@@ -1,6 +1,8 @@
 import fc from 'fast-check'
-import { describe, expect, it } from 'vitest'
+import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { createSandbox } from '../../index.js'
+import type { SandboxServer } from '../../node/index.js'
+import { createSandboxServer } from '../../node/index.js'
 
 // A model of the contract's shop (CONTRACT B1, B2, B5; the order rules in docs/reference/api.md)
 // driving random sequences of requests: every answer's status and code must be the model's,
@@ -46,9 +48,9 @@ interface Model {
   next: { users: number; products: number; orders: number }
 }
 
-type Sandbox = ReturnType<typeof createSandbox>
+/** The sandbox under test, whichever way it is reached: a path of the API and a request's init. */
 interface Real {
-  sandbox: Sandbox
+  fetch(path: string, init: RequestInit): Promise<Response>
 }
 
 interface Answer {
@@ -68,7 +70,7 @@ async function send(
     headers = {},
   }: { role?: Role; token?: string | null; headers?: Record<string, string> } = {},
 ): Promise<Answer> {
-  const response = await real.sandbox.fetch(`${BASE}${path}`, {
+  const response = await real.fetch(path, {
     method,
     headers: {
       ...(token === null ? {} : { authorization: `Bearer ${token}` }),
@@ -761,9 +763,10 @@ const commands = [
   fc.constant(new Compare()),
 ]
 
+const COUNTS = { users: 4, products: 4, orders: 3 }
+
 /** A small sandbox and the model of what it holds, read from it once. */
-async function setup(): Promise<{ model: Model; real: Real }> {
-  const real = { sandbox: createSandbox({ baseUrl: BASE, users: 4, products: 4, orders: 3 }) }
+async function setup(real: Real): Promise<{ model: Model; real: Real }> {
   const list = async <T>(path: string) =>
     ((await send(real, 'GET', `${path}?pageSize=100`)).data as { list: T[] }).list
   const model: Model = {
@@ -806,15 +809,49 @@ async function setup(): Promise<{ model: Model; real: Real }> {
   return { model, real }
 }
 
-describe('the shop against a model of the contract, random sequences of writes', () => {
-  it(`keeps ids, uniqueness, stock, cascades and order states as the contract says (${RUNS} runs)`, async () => {
-    await fc.assert(
-      fc.asyncProperty(fc.commands(commands, { maxCommands: 40 }), async (sequence) => {
-        const { model, real } = await setup()
-        await fc.asyncModelRun(() => ({ model, real }), sequence)
-        await compare(model, real)
-      }),
-      { numRuns: RUNS, seed: SEED },
-    )
+/** Runs `runs` random sequences, each on a sandbox of its own that `fresh` gives. */
+async function check(runs: number, fresh: () => Real): Promise<void> {
+  await fc.assert(
+    fc.asyncProperty(fc.commands(commands, { maxCommands: 40 }), async (sequence) => {
+      const { model, real } = await setup(fresh())
+      await fc.asyncModelRun(() => ({ model, real }), sequence)
+      await compare(model, real)
+    }),
+    { numRuns: runs, seed: SEED },
+  )
+}
+
+describe('the shop against a model of the contract, random sequences of requests', () => {
+  it(`in process: ids, uniqueness, stock, cascades, order states, sessions (${RUNS} runs)`, async () => {
+    await check(RUNS, () => {
+      const sandbox = createSandbox({ baseUrl: BASE, ...COUNTS })
+      return { fetch: (path, init) => sandbox.fetch(`${BASE}${path}`, init) }
+    })
   }, 120_000)
+
+  // Over real HTTP, both transports, each sequence in a named sandbox of its own (X-Sandbox-Id):
+  // the same answers, and no sequence sees another's writes.
+  for (const transport of ['fast', 'msw'] as const) {
+    describe(`a server (--transport ${transport})`, () => {
+      let server: SandboxServer
+      beforeAll(async () => {
+        server = await createSandboxServer({ port: 0, transport, ...COUNTS })
+      })
+      afterAll(() => server.close())
+
+      it(`gives the model's answers (${Math.ceil(RUNS / 4)} runs)`, async () => {
+        let run = 0
+        await check(Math.ceil(RUNS / 4), () => {
+          const name = `model-${transport}-${run++}`
+          return {
+            fetch: (path, init) =>
+              fetch(`${server.url}${path}`, {
+                ...init,
+                headers: { ...(init.headers as Record<string, string>), 'x-sandbox-id': name },
+              }),
+          }
+        })
+      }, 120_000)
+    })
+  }
 })
