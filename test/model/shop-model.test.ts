@@ -39,7 +39,14 @@ interface ModelOrder {
   status: OrderStatus
   items: ModelItem[]
 }
+/** What the data are back to on a reset: the seed, as first read. */
+type Data = Pick<Model, 'users' | 'products' | 'orders' | 'next'>
 interface Model {
+  seed: Data
+  /** Overrides of placing an order (POST /users/{user_id}/orders), oldest first. */
+  overrides: { status: number; remaining: number }[]
+  /** Requests to place an order sent, for the journal. */
+  placings: number
   /** Tokens signed in, by whom, and whether signed out since. */
   sessions: { token: string; userId: number; live: boolean }[]
   users: Map<number, ModelUser>
@@ -292,8 +299,20 @@ class CreateOrder implements Command {
       { items },
       { role: this.role },
     )
+    model.placings++
     if (this.role === 'member' && userId !== MEMBER) {
       expect([answer.status, answer.code]).toEqual([403, 40300])
+      return
+    }
+    // An override answers after permission and before anything else, and changes no data;
+    // the newest one left answers, and leaves after its last.
+    const override = model.overrides.at(-1)
+    if (override) {
+      expect([answer.status, answer.code]).toEqual([
+        override.status,
+        override.status === 201 ? 0 : answer.code,
+      ])
+      if (--override.remaining === 0) model.overrides.pop()
       return
     }
     if (!model.users.has(userId)) {
@@ -645,6 +664,37 @@ class ListOrders implements Command {
     `ListOrders(${this.nested ? 'nested' : 'userId'}, ${this.userChoice}, ${this.status}, ${this.sort}, ${this.order})`
 }
 
+/** POST /__sandbox/overrides: placing an order answers `status` the next `times` times. */
+class OverridePlacing implements Command {
+  constructor(
+    readonly status: number,
+    readonly times: number,
+  ) {}
+  check = () => true
+  async run(model: Model, real: Real) {
+    const answer = await send(real, 'POST', '/__sandbox/overrides', {
+      method: 'POST',
+      path: '/users/{user_id}/orders',
+      times: this.times,
+      response: { status: this.status, ...(this.status === 201 ? { data: { id: 999 } } : {}) },
+    })
+    expect(answer.status).toBe(201)
+    model.overrides.push({ status: this.status, remaining: this.times })
+  }
+  toString = () => `OverridePlacing(${this.status}, ${this.times})`
+}
+
+/** DELETE /__sandbox/db: the seed's data again (its ids too), sessions ended, overrides kept. */
+class ResetData implements Command {
+  check = () => true
+  async run(model: Model, real: Real) {
+    expect((await send(real, 'DELETE', '/__sandbox/db')).status).toBe(204)
+    Object.assign(model, structuredClone(model.seed))
+    for (const session of model.sessions) session.live = false
+  }
+  toString = () => 'ResetData'
+}
+
 /** Everything the sandbox holds, read through the API, against the model. */
 async function compare(model: Model, real: Real): Promise<void> {
   const all = async <T>(path: string) => {
@@ -688,9 +738,19 @@ async function compare(model: Model, real: Real): Promise<void> {
   )
 }
 
+/** The journal counts every request to place an order (CONTRACT C2), whatever it was answered. */
+async function journalCount(model: Model, real: Real): Promise<void> {
+  const query = new URLSearchParams({ method: 'POST', path: '/users/{user_id}/orders' })
+  const answer = await send(real, 'GET', `/__sandbox/requests?${query}`)
+  expect([answer.status, (answer.data as { total: number }).total]).toEqual([200, model.placings])
+}
+
 class Compare implements Command {
   check = () => true
-  run = (model: Model, real: Real) => compare(model, real)
+  run = async (model: Model, real: Real) => {
+    await compare(model, real)
+    await journalCount(model, real)
+  }
   toString = () => 'Compare'
 }
 
@@ -729,6 +789,10 @@ const commands = [
     )
     .map(([role, choice, changes]) => new PatchUser(role, choice, changes)),
   pick.map((choice) => new MemberReads(choice)),
+  fc
+    .tuple(fc.constantFrom(503, 201, 409), fc.integer({ min: 1, max: 3 }))
+    .map(([status, times]) => new OverridePlacing(status, times)),
+  fc.constant(new ResetData()),
   fc
     .tuple(
       fc.boolean(),
@@ -770,6 +834,9 @@ async function setup(real: Real): Promise<{ model: Model; real: Real }> {
   const list = async <T>(path: string) =>
     ((await send(real, 'GET', `${path}?pageSize=100`)).data as { list: T[] }).list
   const model: Model = {
+    seed: undefined as never,
+    overrides: [],
+    placings: 0,
     sessions: [],
     users: new Map(),
     products: new Map(),
@@ -806,6 +873,8 @@ async function setup(real: Real): Promise<{ model: Model; real: Real }> {
         cents: Math.round(item.unitPrice * 100),
       })),
     })
+  const { users, products, orders, next } = model
+  model.seed = structuredClone({ users, products, orders, next })
   return { model, real }
 }
 
@@ -816,6 +885,7 @@ async function check(runs: number, fresh: () => Real): Promise<void> {
       const { model, real } = await setup(fresh())
       await fc.asyncModelRun(() => ({ model, real }), sequence)
       await compare(model, real)
+      await journalCount(model, real)
     }),
     { numRuns: runs, seed: SEED },
   )
