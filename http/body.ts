@@ -9,6 +9,7 @@ import { ApiError, MAX_PROBLEMS } from '../contract/api-error.js'
 import { MAX_BODY_KEYS, MAX_JSON_DEPTH } from '../contract/json-size.js'
 import type { ApiRequest } from '../contract/exchange.js'
 import { clip } from '../contract/params.js'
+import { heapStatistics } from '../db/heap.js'
 import { givenBack } from '../db/progress.js'
 import { limitFlag } from '../state/limits.js'
 
@@ -105,10 +106,18 @@ export function bodiesBusy(): ApiError {
 const TURN_BYTES = 64 * 1024
 
 /**
- * Bytes of large bodies waiting their turn, at most: read already, they are no longer counted
- * among the bodies in flight, so past this a body is refused (429 / 42900) rather than held.
+ * Bytes of request bodies held in memory at once (C3): an eighth of the heap's limit, at most
+ * 128 MiB (32 MiB where the heap cannot be read). The server's budget of bodies in flight
+ * defaults to it (`inFlightBodyBytes`), and large bodies waiting their turn take at most as
+ * much again: read already, they are no longer counted in flight, so past it a body is refused
+ * (429 / 42900) rather than held.
  */
-const WAITING_BYTES = 32 * 1024 * 1024
+export function bodiesHeldBytes(): number {
+  const limit = heapStatistics()?.limit
+  return limit === undefined ? 32 * 2 ** 20 : Math.min(128 * 2 ** 20, Math.floor(limit / 8))
+}
+
+let waitingLimit: number | undefined
 
 let turns: Promise<void> = Promise.resolve()
 let waitingBytes = 0
@@ -116,7 +125,7 @@ let parsedThisTurn = false
 
 /**
  * Null when the body may be parsed now (no other large body was this turn, none waits), else a
- * turn after those read before it; {@link bodiesBusy} past {@link WAITING_BYTES}.
+ * turn after those read before it; {@link bodiesBusy} past {@link bodiesHeldBytes}.
  */
 function bodyTurn(bytes: number): Promise<void> | null {
   if (waitingBytes === 0 && !parsedThisTurn) {
@@ -124,7 +133,7 @@ function bodyTurn(bytes: number): Promise<void> | null {
     void givenBack().then(() => (parsedThisTurn = false))
     return null
   }
-  if (waitingBytes + bytes > WAITING_BYTES) throw bodiesBusy()
+  if (waitingBytes + bytes > (waitingLimit ??= bodiesHeldBytes())) throw bodiesBusy()
   waitingBytes += bytes
   const turn = turns.then(givenBack).then(() => {
     waitingBytes -= bytes

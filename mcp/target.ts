@@ -1,4 +1,4 @@
-import { getHeapStatistics } from 'node:v8'
+import { heapStatistics } from '../db/heap.js'
 import { trimSlashes } from '../contract/params.js'
 import type { Sandbox } from '../sandbox/create-sandbox.js'
 import { ToolError } from './errors.js'
@@ -34,10 +34,7 @@ export interface Target {
  * the largest answer it asks for): a sixteenth of the heap limit, at least 32 MB. A server that
  * sends more gets an error result, not a process out of memory.
  */
-export const MAX_ANSWER_BYTES = Math.max(
-  32 * 2 ** 20,
-  Math.floor(getHeapStatistics().heap_size_limit / 16),
-)
+export const MAX_ANSWER_BYTES = Math.max(32 * 2 ** 20, Math.floor(heapStatistics()!.limit / 16))
 
 /** How long a request may take: longer than the longest delay a sandbox can be told (60 s). */
 const TIMEOUT_MS = 90_000

@@ -1,6 +1,6 @@
 import type { Faker } from '@faker-js/faker'
-import type * as V8 from 'node:v8'
 import { definedOnly } from '../db/defined-only.js'
+import { heapStatistics } from '../db/heap.js'
 import type { ProgressReporter } from '../db/progress.js'
 import { sliceDue, whole } from '../db/progress.js'
 import type { Snapshot } from '../db/store.js'
@@ -266,16 +266,8 @@ function sampleCounts(catalog: Catalog): Record<string, number> {
 
 /** The bytes the JavaScript heap has free now, or undefined where it cannot be read. */
 export function heapRoom(): number | undefined {
-  const v8 = globalThis.process?.getBuiltinModule?.('node:v8') as typeof V8 | undefined
-  if (v8) {
-    const { heap_size_limit: limit, used_heap_size: used } = v8.getHeapStatistics()
-    return limit - used
-  }
-  const memory = (
-    globalThis.performance as
-      { memory?: { jsHeapSizeLimit: number; usedJSHeapSize: number } } | undefined
-  )?.memory
-  return memory ? memory.jsHeapSizeLimit - memory.usedJSHeapSize : undefined
+  const heap = heapStatistics()
+  return heap && heap.limit - heap.used
 }
 
 /** Every catalog {@link prepareDefaultSeed} registered, with its file. */

@@ -2,11 +2,12 @@ import type { IncomingMessage, Server, ServerResponse } from 'node:http'
 import { createServer, STATUS_CODES } from 'node:http'
 import type { AddressInfo, Socket } from 'node:net'
 import type { Duplex } from 'node:stream'
-import { getHeapStatistics } from 'node:v8'
 import { ApiError } from '../contract/api-error.js'
 import { OptionsError } from '../contract/option-spec.js'
 import { failure, JSON_CONTENT_TYPE } from '../contract/envelope.js'
 import { requestIdFor } from '../http/pipeline.js'
+import { bodiesHeldBytes } from '../http/body.js'
+import { heapStatistics } from '../db/heap.js'
 import type { ApiDefinition } from '../resources/api.js'
 import type { AnyResourceDefinition } from '../resources/define.js'
 import type { Sandbox } from '../sandbox/create-sandbox.js'
@@ -174,10 +175,7 @@ export async function createApiSandboxServer(
   }) as unknown as Sandbox
   // Bytes of bodies held in memory at once (C3): request bodies, the proxy target's answers, and
   // large answers not yet sent (server/front/pipeline.ts).
-  const bodies = new BodyBudget(
-    inFlightBodyBytes ?? Math.min(128 * 1024 * 1024, Math.floor(heapShare() / 2)),
-    limits.stalledMs,
-  )
+  const bodies = new BodyBudget(inFlightBodyBytes ?? bodiesHeldBytes(), limits.stalledMs)
   const recorder =
     record === undefined ? null : await Recorder.open(record, sandbox.options.limits.overrides)
   if (proxy !== undefined)
@@ -329,5 +327,5 @@ function isServerOption(name: string): boolean {
  */
 export function heapShare(divisor: 4 | 64 = 4): number {
   const cap = divisor === 4 ? 512 * 1024 * 1024 : 32 * 1024 * 1024
-  return Math.min(cap, Math.floor(getHeapStatistics().heap_size_limit / divisor))
+  return Math.min(cap, Math.floor(heapStatistics()!.limit / divisor))
 }

@@ -304,6 +304,23 @@ describe('large request bodies read at once are parsed one per turn of the loop'
     expect(sandbox.db.users.all().filter((user) => user.name.startsWith('bulky'))).toHaveLength(24)
   })
 
+  it('48 bodies of 1 MB at once all wait their turn: the bodies held may take an eighth of the heap (at most 128 MiB)', async () => {
+    const { createSandbox } = await import('../../index.js')
+    const sandbox = createSandbox()
+    const note = 'x'.repeat(1_000_000)
+    const answers = await Promise.all(
+      Array.from({ length: 48 }, (_, n) =>
+        sandbox.fetch('/users', {
+          method: 'POST',
+          headers: json,
+          body: JSON.stringify({ name: `heavy ${n}`, email: `heavy${n}@example.com`, note }),
+        }),
+      ),
+    )
+    // With a fixed 32 MB for the bodies waiting, the later half of them was 429.
+    expect(answers.map((answer) => answer.status)).toEqual(Array.from({ length: 48 }, () => 201))
+  })
+
   it("a test's fake timers do not hold a large body's turn, now or in the tests after", async () => {
     const { createSandbox } = await import('../../index.js')
     const sandbox = createSandbox()
