@@ -1,6 +1,9 @@
 import { Server } from '@modelcontextprotocol/sdk/server/index.js'
 import { StdioServerTransport } from '@modelcontextprotocol/sdk/server/stdio.js'
+import { serializeMessage } from '@modelcontextprotocol/sdk/shared/stdio.js'
 import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js'
+import type { JSONRPCMessage } from '@modelcontextprotocol/sdk/types.js'
+import type { Readable, Writable } from 'node:stream'
 import {
   CallToolRequestSchema,
   ListResourcesRequestSchema,
@@ -9,7 +12,7 @@ import {
   ReadResourceRequestSchema,
 } from '@modelcontextprotocol/sdk/types.js'
 import { describeApi, openApiOf } from './describe.js'
-import { lineGuard, MAX_LINE_BYTES, refuseLine } from './stdio.js'
+import { Flow, lineGuard, MAX_LINE_BYTES, refuseLine } from './stdio.js'
 import type { Target } from './target.js'
 import { callTool, inputJsonSchema, tools } from './tools.js'
 
@@ -52,13 +55,21 @@ export async function serveMcp(
       instructions: `The sandbox of an HTTP API (${target.where}): call it with call_api as the admin, the member or nobody; see what was sent with read_journal; put it in a named state with use_scenario; make a route answer something else with add_override. describe_api tells the resources, fields, routes and codes.`,
     },
   )
-  server.setRequestHandler(ListToolsRequestSchema, async () => ({
-    tools: tools.map((tool) => ({
-      name: tool.name,
-      description: tool.description,
-      inputSchema: inputJsonSchema(tool) as { type: 'object' },
-    })),
-  }))
+  // Made once, on the first call: the tools do not change, and making their schemas took 4-10
+  // ms a call (2,000 calls in one write held the process 8 s).
+  let listed: {
+    tools: Array<{ name: string; description: string; inputSchema: { type: 'object' } }>
+  }
+  server.setRequestHandler(ListToolsRequestSchema, async () => {
+    listed ??= {
+      tools: tools.map((tool) => ({
+        name: tool.name,
+        description: tool.description,
+        inputSchema: inputJsonSchema(tool) as { type: 'object' },
+      })),
+    }
+    return listed
+  })
   server.setRequestHandler(CallToolRequestSchema, async (request) => {
     const tool = tools.find((one) => one.name === request.params.name)
     if (!tool)
@@ -117,6 +128,7 @@ export async function serveMcp(
     )
   }
   await server.connect(transport)
+  if (transport instanceof FlowingStdio) transport.count()
   return server
 }
 
@@ -152,19 +164,61 @@ class Calls {
  * and the process ends when the client closes stdin or stops reading stdout.
  */
 function stdioTransport(): Transport {
-  const stdin = lineGuard(process.stdin, (refusal) => {
-    console.error(`shop-sandbox mcp: a message refused: ${refusal.message}`)
-    refuseLine(process.stdout, refusal)
-  })
+  const flow = new Flow(process.stdout)
+  const stdin = lineGuard(
+    process.stdin,
+    (refusal) => {
+      console.error(`shop-sandbox mcp: a message refused: ${refusal.message}`)
+      refuseLine(process.stdout, refusal)
+    },
+    MAX_LINE_BYTES,
+    () => flow.gate(),
+  )
   process.stdin.once('end', () => process.exit(0))
   process.stdout.on('error', (error: NodeJS.ErrnoException) => {
     if (error.code !== 'EPIPE')
       console.error(`shop-sandbox mcp: cannot write to stdout: ${error.message}`)
     process.exit(error.code === 'EPIPE' ? 0 : 1)
   })
-  // The SDK waits for 'drain' once per message stdout could not take at once: a client slow to
-  // read has as many listeners as answers waiting, all let go at the next drain. Not a leak,
-  // which Node would warn of on stderr past ten.
-  process.stdout.setMaxListeners(0)
-  return new StdioServerTransport(stdin, process.stdout, { maxBufferSize: 2 * MAX_LINE_BYTES })
+  return new FlowingStdio(stdin, process.stdout, flow)
+}
+
+/** The SDK's stdio transport telling {@link Flow} of each request read and each answered. */
+class FlowingStdio extends StdioServerTransport {
+  constructor(
+    stdin: Readable,
+    readonly stdout: Writable,
+    readonly flow: Flow,
+  ) {
+    super(stdin, stdout, { maxBufferSize: 2 * MAX_LINE_BYTES })
+  }
+
+  /**
+   * Writes a message, done when its own bytes are written. The SDK's waited for stdout's next
+   * 'drain', which a client reading as fast as answers come may never let it see: every answer
+   * sent meanwhile stayed in memory (204 OpenAPI documents, the heap's limit, in 14 s of eight
+   * calls at a time). How much is written and unread is {@link Flow}'s to bound.
+   */
+  override send(message: JSONRPCMessage): Promise<void> {
+    if ('id' in message && ('result' in message || 'error' in message) && message.id != null)
+      this.flow.settled(message.id)
+    return new Promise((resolve) => {
+      this.stdout.write(serializeMessage(message), () => resolve())
+    })
+  }
+
+  /** Once connected (the server has set its handler): counts the requests it reads. */
+  count(): void {
+    const handle = this.onmessage
+    this.onmessage = (message: JSONRPCMessage) => {
+      if ('method' in message) {
+        if ('id' in message) this.flow.asked(message.id)
+        else if (message.method === 'notifications/cancelled') {
+          const id = (message.params as { requestId?: unknown } | undefined)?.requestId
+          if (typeof id === 'string' || typeof id === 'number') this.flow.settled(id)
+        }
+      }
+      handle?.(message)
+    }
+  }
 }

@@ -209,22 +209,26 @@ export class TopLevelId {
  * Stdin as the SDK's stdio transport reads it, one message per line: a line past `limit`
  * dropped whole (up to its newline) instead of ending the session, and one that is not a
  * JSON-RPC message ({@link lineProblem}) dropped; `refused` is told, and answers with a
- * JSON-RPC error.
+ * JSON-RPC error. Before each message is passed on, `gate` may make it wait (a promise): input
+ * is read no faster than answers are taken.
  */
 export function lineGuard(
   input: Readable,
   refused: (refusal: LineRefusal) => void,
   limit = MAX_LINE_BYTES,
+  gate: () => Promise<void> | null = () => null,
 ): Readable {
   const tooLong = (bytes: number, id: TopLevelId): LineRefusal => ({
     id: id.end(),
     code: -32600,
     message: `message of ${bytes} bytes and more refused: at most ${limit} bytes per message`,
   })
-  const pass = (line: Buffer) => {
+  const pass = async (line: Buffer) => {
     const problem = lineProblem(line.toString('utf8'))
-    if (problem) refused(problem)
-    else guard.push(line)
+    if (problem) return refused(problem)
+    const waiting = gate()
+    if (waiting) await waiting
+    guard.push(line)
   }
   let pending: Buffer[] = []
   let size = 0
@@ -236,7 +240,7 @@ export function lineGuard(
     id.feed(piece)
   }
   const guard = new Transform({
-    transform(chunk: Buffer, _encoding, done) {
+    async transform(chunk: Buffer, _encoding, done) {
       let start = 0
       for (let newline = chunk.indexOf(10); newline !== -1; newline = chunk.indexOf(10, start)) {
         const piece = chunk.subarray(start, newline + 1)
@@ -247,7 +251,7 @@ export function lineGuard(
         } else if (size + piece.length > limit) {
           overflowing(piece)
           refused(tooLong(size + piece.length, id))
-        } else pass(Buffer.concat([...pending, piece]))
+        } else await pass(Buffer.concat([...pending, piece]))
         pending = []
         size = 0
         id = new TopLevelId()
@@ -271,6 +275,46 @@ export function lineGuard(
   })
   input.on('error', (error) => guard.destroy(error))
   return input.pipe(guard)
+}
+
+/**
+ * The requests read and not yet answered, and the bytes of answers not yet taken by the client:
+ * past {@link Flow.requests} of the one or {@link Flow.bytes} of the other, the next message
+ * waits unread ({@link Flow.gate}). A client slow to read its answers made them pile up in
+ * memory until the process ran out of it (344 KB documents asked for faster than read: 622 MB
+ * and an abort in 5 s under a 512 MB heap); now it is the client that waits, as over a socket.
+ */
+export class Flow {
+  /** As many as may run and wait at once (mcp/server.ts's `Calls`): none is refused for load. */
+  static readonly requests = 72
+  static readonly bytes = 8 * 2 ** 20
+  #open = new Set<string | number>()
+  #waiting: Array<() => void> = []
+  constructor(readonly output: Writable) {
+    output.on('drain', () => this.#wake())
+  }
+
+  /** Null when the next message may be read now, else a promise of when it may. */
+  gate(): Promise<void> | null {
+    if (this.#open.size < Flow.requests && this.output.writableLength <= Flow.bytes) return null
+    return new Promise<void>((resolve) => this.#waiting.push(resolve)).then(
+      () => this.gate() ?? undefined,
+    )
+  }
+
+  /** A request read (its id), one answered, or one the client cancelled (the SDK answers none). */
+  asked(id: string | number): void {
+    this.#open.add(id)
+  }
+  settled(id: string | number): void {
+    if (this.#open.delete(id)) this.#wake()
+  }
+
+  #wake(): void {
+    const waiting = this.#waiting
+    this.#waiting = []
+    for (const resolve of waiting) resolve()
+  }
 }
 
 /** Writes the JSON-RPC error for a message that was not read. */

@@ -275,6 +275,48 @@ describe('shop-sandbox mcp with a client slow to read', () => {
     // Node warned of a leak (MaxListenersExceededWarning) where the SDK waits for the pipe.
     expect(stderr).toMatch(/^shop-sandbox mcp [^\n]*: serving a sandbox[^\n]*\n$/)
   })
+  it('300 reads of the OpenAPI document sent unread under a 128 MB heap: it waits for the client, and answers each', async () => {
+    // Each answer some 700 kB in memory: read as fast as they came, the answers piled up
+    // (past the heap's limit, an abort); and the SDK kept every answer sent until stdout's next
+    // 'drain', which a client reading as fast as they come may never let happen.
+    const child = spawn(process.execPath, ['--max-old-space-size=128', bin, 'mcp'], {
+      stdio: ['pipe', 'pipe', 'pipe'],
+    })
+    let stderr = ''
+    child.stderr.setEncoding('utf8').on('data', (chunk: string) => (stderr += chunk))
+    const send = initialized(child, 0, 'unread')
+    for (let id = 1; id <= 300; id++)
+      send({
+        jsonrpc: '2.0',
+        id,
+        method: 'resources/read',
+        params: { uri: 'shop-sandbox://openapi.json' },
+      })
+    child.stdout.pause()
+    await new Promise((resolve) => setTimeout(resolve, 2000))
+    expect(child.exitCode).toBe(null)
+    let buffer = ''
+    const answers: Array<{ id: number; result?: { contents: Array<{ text: string }> } }> = []
+    child.stdout.setEncoding('utf8').on('data', (chunk: string) => {
+      buffer += chunk
+      for (let end = buffer.indexOf('\n'); end !== -1; end = buffer.indexOf('\n')) {
+        answers.push(JSON.parse(buffer.slice(0, end)))
+        buffer = buffer.slice(end + 1)
+      }
+    })
+    child.stdout.resume()
+    while (answers.length < 301 && child.exitCode === null)
+      await Promise.race([once(child.stdout, 'data'), once(child, 'exit')])
+    // None refused for load: the client waited, not the server's memory.
+    const reads = answers.filter((answer) => answer.id > 0)
+    expect(reads.map((answer) => answer.id)).toEqual(Array.from({ length: 300 }, (_, n) => n + 1))
+    expect(reads.every((answer) => answer.result!.contents[0]!.text.includes('"openapi"'))).toBe(
+      true,
+    )
+    child.stdin.end()
+    expect((await once(child, 'exit'))[0]).toBe(0)
+    expect(stderr).not.toContain('heap out of memory')
+  }, 60_000)
 })
 
 /** A raw client's `send` to `shop-sandbox mcp`, after its `initialize` (as `id`) and `initialized`. */
