@@ -153,9 +153,10 @@ function mismatchIn(actual: unknown, expected: unknown): string | null {
   if (!isPlainObject(expected)) return jsonEqual(actual, expected) ? null : ''
   if (!isPlainObject(actual)) return ''
   for (const [key, value] of entriesOf(expected)) {
-    const found = actual[key]
-    if (found === undefined && !Object.hasOwn(actual, key)) return `.${key}`
-    const failed = mismatchIn(found, value)
+    // Its own key only: `__proto__` read from a body without one is Object.prototype, which
+    // contained the condition `{ "__proto__": {} }` (it matched every body).
+    if (!Object.hasOwn(actual, key)) return `.${key}`
+    const failed = mismatchIn(actual[key], value)
     if (failed !== null) return `.${key}${failed}`
   }
   return null

@@ -70,6 +70,27 @@ describe.each(modes)('scenarios (CONTRACT C2), %s', (_, client, reset) => {
     expect(other.status).toBe(201)
   })
 
+  it('body: a key named __proto__ must be the body’s own, as any other key', async () => {
+    expect(
+      (
+        await override({
+          method: 'PATCH',
+          path: '/users/4',
+          body: JSON.parse('{"__proto__":{}}') as unknown,
+          response: { status: 503 },
+        })
+      ).status,
+    ).toBe(201)
+    // Read from a body without one, __proto__ was Object.prototype, which contained {}.
+    const plain = await call('PATCH', '/users/4', { body: { name: 'Plain Name' } })
+    expect([plain.status, plain.body.data.name]).toEqual([200, 'Plain Name'])
+    const own = await call('PATCH', '/users/4', {
+      body: JSON.parse('{"__proto__":{"x":1},"name":"Own Name"}') as unknown,
+      overridden: true,
+    })
+    expect(own.status).toBe(503)
+  })
+
   it('responses: a sequence, first call fails and the retry succeeds; the last repeats; next is listed', async () => {
     const created = await override({
       method: 'GET',
