@@ -1009,6 +1009,12 @@ describe('what bodies and rules of a definition give is a record as its schema t
     sandbox
       .fetch(path, { method, headers, body: JSON.stringify(body) })
       .then(async (response) => ({ status: response.status, body: await response.json() }))
+  /** A tag the rules under test are given to create, and the answer a rule's mistake gets. */
+  const newTag = { slug: 'two', label: 'Two', status: 'active' }
+  const internalError = {
+    status: 500,
+    body: { code: 50000, message: 'internal server error', data: null },
+  }
   const statusSchema = tagSchema.extend({ status: z.enum(['active', 'inactive']) })
   const withStatus = (changes: Record<string, unknown>) =>
     broken({
@@ -1053,15 +1059,8 @@ describe('what bodies and rules of a definition give is a record as its schema t
         }),
       ],
     })
-    const created = await write(sandbox, 'POST', '/tags', {
-      slug: 'two',
-      label: 'Two',
-      status: 'active',
-    })
-    expect(created).toEqual({
-      status: 500,
-      body: { code: 50000, message: 'internal server error', data: null },
-    })
+    const created = await write(sandbox, 'POST', '/tags', newTag)
+    expect(created).toEqual(internalError)
     expect(String(errors[0])).toContain(
       'tags.rules.create gave a tag its schema refuses: status: must be one of',
     )
@@ -1089,15 +1088,8 @@ describe('what bodies and rules of a definition give is a record as its schema t
         }),
       ],
     })
-    const created = await write(sandbox, 'POST', '/tags', {
-      slug: 'two',
-      label: 'Two',
-      status: 'active',
-    })
-    expect(created).toEqual({
-      status: 500,
-      body: { code: 50000, message: 'internal server error', data: null },
-    })
+    const created = await write(sandbox, 'POST', '/tags', newTag)
+    expect(created).toEqual(internalError)
     expect(errors[0]).toBeInstanceOf(Error)
     expect((errors[0] as Error).message).toBe('tags.rules.create threw "no stock", not an Error')
     expect((errors[0] as Error).cause).toBe('no stock')

@@ -115,6 +115,26 @@ function dropOrder(model: Model, id: number): void {
   model.orders.delete(id)
 }
 
+/** Takes the items' quantities from stock: the order's lines, at their products' prices. */
+function take(model: Model, items: readonly { productId: number; quantity: number }[]) {
+  for (const [productId, quantity] of demand(items))
+    model.products.get(productId)!.stock -= quantity
+  return items.map(({ productId, quantity }) => ({
+    productId,
+    quantity,
+    cents: model.products.get(productId)!.cents,
+  }))
+}
+
+/** CONTRACT B3's order of a page: by a field, ascending or not, ties by id ascending. */
+function byThenId<T>(value: (entry: [number, T]) => string | number, order: 'asc' | 'desc') {
+  return (a: [number, T], b: [number, T]) => {
+    const [x, y] = [value(a), value(b)]
+    const byField = x < y ? -1 : x > y ? 1 : 0
+    return (order === 'desc' ? -byField : byField) || a[0] - b[0]
+  }
+}
+
 /** Quantities by product: two lines of one product count together. */
 function demand(items: readonly { productId: number; quantity: number }[]): Map<number, number> {
   const wanted = new Map<number, number>()
@@ -331,17 +351,7 @@ class CreateOrder implements Command {
     expect([answer.status, answer.code]).toEqual([201, 0])
     const order = answer.data as { id: number; status: string; total: number; userId: number }
     expect(order).toMatchObject({ id: model.next.orders, status: 'pending', userId })
-    const placed: ModelOrder = {
-      userId,
-      status: 'pending',
-      items: items.map(({ productId, quantity }) => ({
-        productId,
-        quantity,
-        cents: model.products.get(productId)!.cents,
-      })),
-    }
-    for (const [productId, quantity] of demand(items))
-      model.products.get(productId)!.stock -= quantity
+    const placed: ModelOrder = { userId, status: 'pending', items: take(model, items) }
     model.orders.set(model.next.orders++, placed)
     expect(Math.round(order.total * 100)).toBe(totalCents(placed))
   }
@@ -427,13 +437,7 @@ class ChangeItems implements Command {
     }
     expect([answer.status, answer.code]).toEqual([200, 0])
     giveBack(model, order)
-    for (const [productId, quantity] of demand(items))
-      model.products.get(productId)!.stock -= quantity
-    order.items = items.map(({ productId, quantity }) => ({
-      productId,
-      quantity,
-      cents: model.products.get(productId)!.cents,
-    }))
+    order.items = take(model, items)
   }
   toString = () => `ChangeItems(${this.choice}, ${JSON.stringify(this.choices)})`
 }
@@ -555,11 +559,7 @@ class ListProducts implements Command {
       this.sort === 'id' ? id : this.sort === 'price' ? product.cents : product[this.sort]
     const matching = [...model.products]
       .filter(([, product]) => this.status === undefined || product.status === this.status)
-      .sort((a, b) => {
-        const [x, y] = [value(a), value(b)]
-        const byField = x < y ? -1 : x > y ? 1 : 0
-        return (this.order === 'desc' ? -byField : byField) || a[0] - b[0]
-      })
+      .sort(byThenId(value, this.order))
     expect([answer.status, answer.code]).toEqual([200, 0])
     const data = answer.data as { list: { id: number }[]; total: number; page: number }
     expect([data.total, data.page]).toEqual([matching.length, this.page])
@@ -645,16 +645,12 @@ class ListOrders implements Command {
       expect([answer.status, answer.code]).toEqual([404, 40400])
       return
     }
-    const value = ([, order]: [number, ModelOrder]) =>
-      this.sort === 'total' ? totalCents(order) : this.sort === 'status' ? order.status : 0
+    const value = ([id, order]: [number, ModelOrder]) =>
+      this.sort === 'total' ? totalCents(order) : this.sort === 'status' ? order.status : id
     const expected = [...model.orders]
       .filter(([, order]) => order.userId === userId)
       .filter(([, order]) => this.status === undefined || order.status === this.status)
-      .sort((a, b) => {
-        const [x, y] = this.sort === 'id' ? [a[0], b[0]] : [value(a), value(b)]
-        const byField = x < y ? -1 : x > y ? 1 : 0
-        return (this.order === 'desc' ? -byField : byField) || a[0] - b[0]
-      })
+      .sort(byThenId(value, this.order))
       .map(([id]) => id)
     expect([answer.status, answer.code]).toEqual([200, 0])
     const data = answer.data as { list: { id: number }[]; total: number }

@@ -245,79 +245,77 @@ describe('shop-sandbox mcp over stdio, as a raw client sends', () => {
 
 describe('shop-sandbox mcp with a client slow to read', () => {
   it('answers forty calls sent while it read nothing, with no warning on stderr but its first line', async () => {
-    const child = spawn(process.execPath, [bin, 'mcp'], { stdio: ['pipe', 'pipe', 'pipe'] })
-    let stderr = ''
-    child.stderr.setEncoding('utf8').on('data', (chunk: string) => (stderr += chunk))
-    const send = initialized(child, 0, 'slow')
     // Each answer some 40 kB: the pipe fills, and every answer after waits for it to drain.
-    for (let id = 1; id <= 40; id++)
-      send({
-        jsonrpc: '2.0',
-        id,
-        method: 'tools/call',
-        params: { name: 'get_data', arguments: {} },
-      })
-    child.stdout.pause()
-    await new Promise((resolve) => setTimeout(resolve, 1500))
-    let buffer = ''
-    let answered = 0
-    child.stdout.setEncoding('utf8').on('data', (chunk: string) => {
-      buffer += chunk
-      for (let end = buffer.indexOf('\n'); end !== -1; end = buffer.indexOf('\n')) {
-        answered++
-        buffer = buffer.slice(end + 1)
-      }
+    const { child, stderr, answers } = await sentUnread('slow', 40, 1500, [], {
+      method: 'tools/call',
+      params: { name: 'get_data', arguments: {} },
     })
-    child.stdout.resume()
-    while (answered < 41) await once(child.stdout, 'data')
+    while (answers.length < 41) await once(child.stdout, 'data')
     child.stdin.end()
     await once(child, 'exit')
     // Node warned of a leak (MaxListenersExceededWarning) where the SDK waits for the pipe.
-    expect(stderr).toMatch(/^shop-sandbox mcp [^\n]*: serving a sandbox[^\n]*\n$/)
+    expect(stderr()).toMatch(/^shop-sandbox mcp [^\n]*: serving a sandbox[^\n]*\n$/)
   })
   it('300 reads of the OpenAPI document sent unread under a 128 MB heap: it waits for the client, and answers each', async () => {
     // Each answer some 700 kB in memory: read as fast as they came, the answers piled up
     // (past the heap's limit, an abort); and the SDK kept every answer sent until stdout's next
     // 'drain', which a client reading as fast as they come may never let happen.
-    const child = spawn(process.execPath, ['--max-old-space-size=128', bin, 'mcp'], {
-      stdio: ['pipe', 'pipe', 'pipe'],
-    })
-    let stderr = ''
-    child.stderr.setEncoding('utf8').on('data', (chunk: string) => (stderr += chunk))
-    const send = initialized(child, 0, 'unread')
-    for (let id = 1; id <= 300; id++)
-      send({
-        jsonrpc: '2.0',
-        id,
-        method: 'resources/read',
-        params: { uri: 'shop-sandbox://openapi.json' },
-      })
-    child.stdout.pause()
-    await new Promise((resolve) => setTimeout(resolve, 2000))
-    expect(child.exitCode).toBe(null)
-    let buffer = ''
-    const answers: Array<{ id: number; result?: { contents: Array<{ text: string }> } }> = []
-    child.stdout.setEncoding('utf8').on('data', (chunk: string) => {
-      buffer += chunk
-      for (let end = buffer.indexOf('\n'); end !== -1; end = buffer.indexOf('\n')) {
-        answers.push(JSON.parse(buffer.slice(0, end)))
-        buffer = buffer.slice(end + 1)
-      }
-    })
-    child.stdout.resume()
+    const { child, stderr, answers, exitedEarly } = await sentUnread(
+      'unread',
+      300,
+      2000,
+      ['--max-old-space-size=128'],
+      { method: 'resources/read', params: { uri: 'shop-sandbox://openapi.json' } },
+    )
+    expect(exitedEarly).toBe(false)
     while (answers.length < 301 && child.exitCode === null)
       await Promise.race([once(child.stdout, 'data'), once(child, 'exit')])
     // None refused for load: the client waited, not the server's memory.
-    const reads = answers.filter((answer) => answer.id > 0)
+    const reads = (
+      answers as Array<{ id: number; result?: { contents: Array<{ text: string }> } }>
+    ).filter((answer) => answer.id > 0)
     expect(reads.map((answer) => answer.id)).toEqual(Array.from({ length: 300 }, (_, n) => n + 1))
     expect(reads.every((answer) => answer.result!.contents[0]!.text.includes('"openapi"'))).toBe(
       true,
     )
     child.stdin.end()
     expect((await once(child, 'exit'))[0]).toBe(0)
-    expect(stderr).not.toContain('heap out of memory')
+    expect(stderr()).not.toContain('heap out of memory')
   }, 60_000)
 })
+
+/**
+ * `shop-sandbox mcp` started raw (`flags` for node), its stderr kept, and `count` requests
+ * (ids 1, 2, …) sent after its `initialize` while its stdout is not read for `ms`; then read,
+ * each answer parsed into `answers` as it comes.
+ */
+async function sentUnread(
+  name: string,
+  count: number,
+  ms: number,
+  flags: string[],
+  request: { method: string; params: object },
+) {
+  const child = spawn(process.execPath, [...flags, bin, 'mcp'], { stdio: ['pipe', 'pipe', 'pipe'] })
+  let stderr = ''
+  child.stderr.setEncoding('utf8').on('data', (chunk: string) => (stderr += chunk))
+  const send = initialized(child, 0, name)
+  for (let id = 1; id <= count; id++) send({ jsonrpc: '2.0', id, ...request })
+  child.stdout.pause()
+  await new Promise((resolve) => setTimeout(resolve, ms))
+  const exitedEarly = child.exitCode !== null
+  const answers: unknown[] = []
+  let buffer = ''
+  child.stdout.setEncoding('utf8').on('data', (chunk: string) => {
+    buffer += chunk
+    for (let end = buffer.indexOf('\n'); end !== -1; end = buffer.indexOf('\n')) {
+      answers.push(JSON.parse(buffer.slice(0, end)))
+      buffer = buffer.slice(end + 1)
+    }
+  })
+  child.stdout.resume()
+  return { child, stderr: () => stderr, answers, exitedEarly }
+}
 
 /** A raw client's `send` to `shop-sandbox mcp`, after its `initialize` (as `id`) and `initialized`. */
 function initialized(child: ChildProcessWithoutNullStreams, id: number, name: string) {
