@@ -164,7 +164,7 @@ class Calls {
  * and the process ends when the client closes stdin or stops reading stdout.
  */
 function stdioTransport(): Transport {
-  const flow = new Flow(process.stdout)
+  const flow = new Flow(process.stdout, Calls.atOnce + Calls.waiting)
   const stdin = lineGuard(
     process.stdin,
     (refusal) => {

@@ -279,24 +279,26 @@ export function lineGuard(
 
 /**
  * The requests read and not yet answered, and the bytes of answers not yet taken by the client:
- * past {@link Flow.requests} of the one or {@link Flow.bytes} of the other, the next message
+ * past `requests` of the one or {@link Flow.bytes} of the other, the next message
  * waits unread ({@link Flow.gate}). A client slow to read its answers made them pile up in
  * memory until the process ran out of it (344 KB documents asked for faster than read: 622 MB
  * and an abort in 5 s under a 512 MB heap); now it is the client that waits, as over a socket.
  */
 export class Flow {
-  /** As many as may run and wait at once (mcp/server.ts's `Calls`): none is refused for load. */
-  static readonly requests = 72
   static readonly bytes = 8 * 2 ** 20
   #open = new Set<string | number>()
   #waiting: Array<() => void> = []
-  constructor(readonly output: Writable) {
+  /** `requests`: as many as may run and wait at once, so that none is refused for load. */
+  constructor(
+    readonly output: Writable,
+    readonly requests: number,
+  ) {
     output.on('drain', () => this.#wake())
   }
 
   /** Null when the next message may be read now, else a promise of when it may. */
   gate(): Promise<void> | null {
-    if (this.#open.size < Flow.requests && this.output.writableLength <= Flow.bytes) return null
+    if (this.#open.size < this.requests && this.output.writableLength <= Flow.bytes) return null
     return new Promise<void>((resolve) => this.#waiting.push(resolve)).then(
       () => this.gate() ?? undefined,
     )
