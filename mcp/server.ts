@@ -18,6 +18,11 @@ import { callTool, inputJsonSchema, tools } from './tools.js'
 
 /** JSON-RPC error code of `resources/read` for an unknown URI (MCP specification, Resources). */
 const RESOURCE_NOT_FOUND = -32002
+/**
+ * JSON-RPC error code of a `resources/read` refused for load: JSON-RPC names none for "busy", and
+ * leaves -32000 to -32099 to servers; -32603 (internal error) would say the server failed.
+ */
+export const SERVER_BUSY = -32000
 
 /** The resources the server offers for context: the OpenAPI document and a reference page. */
 const resources = [
@@ -97,7 +102,7 @@ export async function serveMcp(
   server.setRequestHandler(ListResourcesRequestSchema, async () => ({ resources }))
   server.setRequestHandler(ReadResourceRequestSchema, async (request) => {
     const read = await calls.run(() => readResource(request.params.uri))
-    if (read === null) throw new Error(calls.refusal)
+    if (read === null) throw new McpError(SERVER_BUSY, calls.refusal)
     return read
   })
   const readResource = async (uri: string) => {

@@ -3,7 +3,7 @@ import { InMemoryTransport } from '@modelcontextprotocol/sdk/inMemory.js'
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest'
 import { createSandbox } from '../../index.js'
 import { inProcess } from '../../mcp/target.js'
-import { serveMcp } from '../../mcp/server.js'
+import { SERVER_BUSY, serveMcp } from '../../mcp/server.js'
 import { MAX_STRUCTURED, MAX_TEXT } from '../../mcp/tools.js'
 import { callTool, contractTools } from './client.js'
 
@@ -499,5 +499,41 @@ describe('shop-sandbox mcp, in process', () => {
       code: -32002,
       message: expect.stringMatching(/no resource shop-sandbox:\/\/secrets/),
     })
+  })
+})
+
+describe('shop-sandbox mcp, in process, past the calls it runs and holds at once', () => {
+  it('answers a call past 8 running and 64 waiting an error result, a resource read -32000, and the rest in full', async () => {
+    const busy = new Client({ name: 'busy-agent', version: '1.0.0' })
+    const [server, agent] = InMemoryTransport.createLinkedPair()
+    await serveMcp(inProcess(createSandbox()), { name: 'shop-sandbox', version: '0' }, server)
+    await busy.connect(agent)
+    try {
+      // 72 calls each held 300 ms by the sandbox's per-request delay fill every place.
+      const slow = Array.from({ length: 72 }, () =>
+        callTool(busy, 'call_api', {
+          method: 'GET',
+          path: '/users/1',
+          headers: { 'X-Sandbox-Delay': '300' },
+        }),
+      )
+      const refused = await callTool(busy, 'call_api', { method: 'GET', path: '/users/1' })
+      expect(refused.isError).toBe(true)
+      expect(refused.text).toBe(
+        'too many calls at once (8 running, 64 waiting): wait for answers before sending more',
+      )
+      await expect(busy.readResource({ uri: 'shop-sandbox://openapi.json' })).rejects.toMatchObject(
+        { code: SERVER_BUSY, message: expect.stringContaining('too many calls at once') },
+      )
+      for (const result of await Promise.all(slow)) {
+        expect(result.isError).toBe(false)
+        expect(result.structured.status).toBe(200)
+      }
+      // Once answered, the places are free again.
+      const after = await busy.readResource({ uri: 'shop-sandbox://openapi.json' })
+      expect(JSON.parse((after.contents[0] as { text: string }).text).openapi).toMatch(/^3\.1/)
+    } finally {
+      await busy.close()
+    }
   })
 })
