@@ -225,7 +225,7 @@ export function createApiSandbox<
     catalog,
     routes,
     instanceFor: (name, scenario) =>
-      registry.get(name, scenario === null ? undefined : scenarios.named(scenario)),
+      registry.enter(name, scenario === null ? undefined : scenarios.named(scenario)),
     scenarioReady: (name) => scenarios.named(name).prepared(),
     settle: (instance) => registry.settle(instance),
     now: resolved.now,

@@ -4,10 +4,15 @@ import type { Scenario } from './scenarios.js'
 /**
  * The default sandbox and the `X-Sandbox-Id` ones, created on first use; beyond `capacity`
  * named sandboxes, or beyond `budget` estimated bytes for all of them, the least recently used
- * named sandbox is dropped.
+ * named sandbox is dropped. Never one a request is still being answered in: a write answered
+ * 201 into a sandbox dropped while it waited (its delay, its body) was lost with it, so such a
+ * sandbox stays until its last request is answered, past the bounds if all are busy (the
+ * server's bound on requests in flight bounds how far).
  */
 export class InstanceRegistry {
   readonly #named = new Map<string, SandboxInstance>()
+  /** Requests being answered, by sandbox (entered, not yet settled). */
+  readonly #busy = new Map<SandboxInstance, number>()
 
   constructor(
     readonly defaultInstance: SandboxInstance,
@@ -16,17 +21,27 @@ export class InstanceRegistry {
     private readonly budget = Number.POSITIVE_INFINITY,
   ) {}
 
+  /** The sandbox a request is answered in ({@link get}), kept until it is {@link settle}d. */
+  enter(name: string | null, scenario?: Scenario): SandboxInstance {
+    const instance = this.get(name, scenario)
+    this.#busy.set(instance, (this.#busy.get(instance) ?? 0) + 1)
+    return instance
+  }
+
   /**
-   * After a request: while the named sandboxes hold more than the budget, drops the least
-   * recently used ones (never `current`, the one that just served).
+   * After a request ({@link enter}): while the named sandboxes hold more than the budget, drops
+   * the least recently used ones (never `current`, the one that just served, nor a busy one).
    */
   settle(current: SandboxInstance): void {
+    const busy = this.#busy.get(current)
+    if (busy === 1) this.#busy.delete(current)
+    else if (busy !== undefined) this.#busy.set(current, busy - 1)
     if (this.#named.size === 0) return
     let total = 0
     for (const instance of this.#named.values()) total += instance.estimatedBytes
     for (const [name, instance] of this.#named) {
       if (total <= this.budget) return
-      if (instance === current) continue
+      if (instance === current || this.#busy.has(instance)) continue
       total -= instance.estimatedBytes
       this.#named.delete(name)
     }
@@ -43,10 +58,12 @@ export class InstanceRegistry {
       this.#named.delete(name)
     } else {
       instance = this.create(name, scenario)
-      if (this.#named.size >= this.capacity) {
-        const oldest = this.#named.keys().next().value
-        if (oldest !== undefined) this.#named.delete(oldest)
-      }
+      if (this.#named.size >= this.capacity)
+        for (const [oldest, kept] of this.#named)
+          if (!this.#busy.has(kept)) {
+            this.#named.delete(oldest)
+            break
+          }
     }
     this.#named.set(name, instance)
     return instance
@@ -62,7 +79,7 @@ export class InstanceRegistry {
     return this.#named.size
   }
 
-  /** Forgets every named sandbox. */
+  /** Forgets every named sandbox (a request still being answered in one settles it as usual). */
   clear(): void {
     this.#named.clear()
   }

@@ -101,6 +101,33 @@ describe('isolation: X-Sandbox-Id', () => {
     expect(await get('one')).toBe(404)
     expect(await get('two')).toBe(200)
   })
+
+  it('never drops a sandbox a request is still being answered in: its write answered 201 is kept', async () => {
+    const small = createSandbox({ maxSandboxes: 2 })
+    const send = (id: string, method: string, path: string, extra: Record<string, string> = {}) =>
+      small.fetch(path, {
+        method,
+        headers: {
+          authorization: 'Bearer sandbox-admin-token',
+          'content-type': 'application/json',
+          'x-sandbox-id': id,
+          ...extra,
+        },
+        ...(method === 'POST' ? { body: '{"name":"kept","email":"kept@example.com"}' } : {}),
+      })
+    // The write waits 300 ms in `slow` while three other sandboxes are made, one past the two.
+    const written = send('slow', 'POST', '/users', { 'x-sandbox-delay': '300' })
+    for (const id of ['b', 'c', 'd']) expect((await send(id, 'GET', '/users/1')).status).toBe(200)
+    const created = await written
+    expect(created.status).toBe(201)
+    const { id } = ((await created.json()) as { data: { id: number } }).data
+    const read = await send('slow', 'GET', `/users/${id}`)
+    expect(read.status).toBe(200)
+    expect(((await read.json()) as { data: { name: string } }).data.name).toBe('kept')
+    // Once answered it is an ordinary sandbox again: the least recently used, dropped next.
+    for (const other of ['e', 'f', 'g']) await send(other, 'GET', '/users/1')
+    expect((await send('slow', 'GET', `/users/${id}`)).status).toBe(404)
+  })
 })
 
 describe('the sandboxes memory budget', () => {
