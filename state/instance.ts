@@ -189,6 +189,17 @@ export class SandboxInstance {
 
   /** The last replacement of this sandbox's data asked for: the next waits for it. */
   #replacing: Promise<void> = Promise.resolve()
+  /** Replacements asked for that have not applied (or failed) yet. */
+  #pending = 0
+
+  /**
+   * While a replacement asked for has not applied, the last one asked for: a request that
+   * arrives now waits for it, so it is answered from the data it was sent after (a write sent
+   * after a switch to `big`, answered 201 while `big` was being made, was then replaced by it).
+   */
+  get replacement(): Promise<void> | null {
+    return this.#pending === 0 ? null : this.#replacing
+  }
 
   /**
    * Runs `work`, a replacement of the whole data (a scenario switch, a document, a reset), and
@@ -201,11 +212,15 @@ export class SandboxInstance {
     const before = this.#replacing
     let done!: () => void
     this.#replacing = new Promise((resolve) => (done = resolve))
+    this.#pending++
     try {
       return await work(() => before)
     } finally {
       // Its turn passes on once it applied or failed, and not before the one ahead of it did.
-      void before.then(done)
+      void before.then(() => {
+        this.#pending--
+        done()
+      })
     }
   }
 

@@ -8,8 +8,9 @@ import type { Answer, Context } from '../context.js'
 /**
  * The sandbox (CONTRACT C1): `X-Sandbox-Id` names the caller's own copy of the data (created on
  * first use, in the scenario `X-Sandbox-Scenario` names: C5); none means the default one. A name
- * that is not one is 400 / 40000, a scenario the sandbox lacks 404 / 40400. Once the answer is
- * made, the named sandboxes are kept within their memory budget.
+ * that is not one is 400 / 40000, a scenario the sandbox lacks 404 / 40400. A request waits for
+ * a replacement of its sandbox's data asked for before it (a scenario switch being made). Once
+ * the answer is made, the named sandboxes are kept within their memory budget.
  */
 export const sandbox: Step<Context, Answer> = {
   name: 'sandbox',
@@ -19,9 +20,11 @@ export const sandbox: Step<Context, Answer> = {
     if (waiting !== null) return waiting.then(() => sandbox.run(c, next))
     const instance = c.host.instanceFor(sandboxId(c.request), scenario)
     c.instance = instance
+    // A switch, reset or document asked for before this request and not yet applied goes first.
+    const ahead = instance.replacement
     let answer: Answer
     try {
-      answer = next(c)
+      answer = ahead === null ? next(c) : ahead.then(() => next(c))
     } catch (error) {
       c.host.settle(instance)
       throw error

@@ -377,17 +377,20 @@ describe('switches and resets apply in the order they were asked for', () => {
   // A scenario whose data are made on first use, in slices (a few hundred ms), and one that is
   // ready at once: the slow switch, asked for first, used to apply last, over the fast one and
   // over a write acknowledged after it.
-  const many = () =>
+  // Made once per seed and counts (then kept): each test and mode has seeds of its own.
+  const many = (seed: number) =>
     defineScenario({
       name: 'many',
       description: 'Many users, made on first use',
-      data: { seed: 424242, counts: { users: 8000, products: 30, orders: 100 } },
+      data: { seed, counts: { users: 8000, products: 30, orders: 100 } },
     })
-  const orderModes: Array<[string, () => Promise<{ fetch: typeof fetch; close(): unknown }>]> = [
+  const orderModes = (
+    seed: number,
+  ): Array<[string, () => Promise<{ fetch: typeof fetch; close(): unknown }>]> => [
     [
       'in code',
       async () => {
-        const sandbox = createSandbox({ baseUrl: 'https://api.shop.test', scenarios: [many()] })
+        const sandbox = createSandbox({ baseUrl: 'https://api.shop.test', scenarios: [many(seed)] })
         const ask: typeof fetch = (input, init) =>
           sandbox.fetch(`https://api.shop.test${String(input)}`, init)
         return { fetch: ask, close: () => undefined }
@@ -396,13 +399,13 @@ describe('switches and resets apply in the order they were asked for', () => {
     [
       'over HTTP',
       async () => {
-        const server = await createSandboxServer({ port: 0, scenarios: [many()] })
+        const server = await createSandboxServer({ port: 0, scenarios: [many(seed + 1)] })
         const ask: typeof fetch = (input, init) => fetch(`${server.url}${String(input)}`, init)
         return { fetch: ask, close: () => server.close() }
       },
     ],
   ]
-  it.each(orderModes)(
+  it.each(orderModes(424242))(
     '%s: a slow switch, then a fast one, then a write: the write is kept',
     async (_, open) => {
       const { fetch: ask, close } = await open()
@@ -435,6 +438,42 @@ describe('switches and resets apply in the order they were asked for', () => {
         expect(reset.status).toBe(204)
         expect((await slowAgain).status).toBe(200)
         expect((await (await ask('/__sandbox', { headers })).json()).data.scenario).toBe('many')
+      } finally {
+        await close()
+      }
+    },
+    30_000,
+  )
+
+  it.each(orderModes(434343))(
+    '%s: a request sent while a switch is being made waits for it, and a write then is kept',
+    async (_, open) => {
+      const { fetch: ask, close } = await open()
+      try {
+        const headers = {
+          'content-type': 'application/json',
+          authorization: 'Bearer sandbox-admin-token',
+          'x-sandbox-id': 'sent-after',
+        }
+        const slow = ask('/__sandbox/scenario', {
+          method: 'PUT',
+          headers,
+          body: JSON.stringify({ name: 'many' }),
+        })
+        await new Promise((resolve) => setTimeout(resolve, 20))
+        const created = await ask('/users', {
+          method: 'POST',
+          headers,
+          body: JSON.stringify({ name: 'sent-after', email: 'sent-after@example.com' }),
+        })
+        expect(created.status).toBe(201)
+        const { id } = (await created.json()).data
+        // Made in the scenario's data (8,000 users), after the switch applied.
+        expect(id).toBe(8001)
+        expect((await slow).status).toBe(200)
+        const read = await ask(`/users/${id}`, { headers })
+        expect(read.status).toBe(200)
+        expect((await read.json()).data.name).toBe('sent-after')
       } finally {
         await close()
       }
