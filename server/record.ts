@@ -185,8 +185,9 @@ export class Recorder {
     requestHeaders: Readonly<Record<string, string>>,
     answer: Exchange,
   ): void {
-    // Full, as said once: further exchanges are not recorded, and not made into overrides to
-    // be weighed and dropped (a 100,000-key answer held the loop ~150 ms at every exchange).
+    // Full (as many overrides as --overrides loads), as said once: further exchanges are not
+    // recorded, and not made into overrides to be weighed and dropped (a 100,000-key answer held
+    // the loop ~150 ms at every exchange).
     if (this.#full) return
     const made = overrideOf(method, path, query, secretsOf(requestHeaders, query), answer)
     if (typeof made === 'string') {
@@ -198,12 +199,18 @@ export class Recorder {
     const index = this.#keys.get(key)
     const bytes = this.#bytes + size - (index === undefined ? 0 : this.#sizes[index]!)
     const count = this.#entries.length + (index === undefined ? 1 : 0)
-    if (count > this.limits.count || bytes > this.limits.bytes) {
-      if (!this.#full)
-        this.warn(
-          `shop-sandbox: ${this.file} holds what ${flag('overrides')} loads at most (${this.limits.count} overrides, ${flag('maxOverrides')}; about ${this.limits.bytes} bytes of them, ${flag('overridesBytes')}): further exchanges are not recorded`,
-        )
+    if (count > this.limits.count) {
+      this.warn(
+        `shop-sandbox: ${this.file} holds what ${flag('overrides')} loads at most (${this.limits.count} overrides, ${flag('maxOverrides')}): further exchanges are not recorded`,
+      )
       this.#full = true
+      return
+    }
+    // Too large an exchange is left out, alone: the ones after it are recorded while they fit.
+    if (bytes > this.limits.bytes) {
+      this.warn(
+        `shop-sandbox: ${method} ${clip(path, 200)} is not recorded: as an override it takes about ${size} bytes, and ${this.file} would then hold more than ${flag('overrides')} loads (about ${this.limits.bytes} bytes of overrides, ${flag('overridesBytes')}; ${this.#bytes} held)`,
+      )
       return
     }
     this.#bytes = bytes

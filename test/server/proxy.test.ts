@@ -392,6 +392,35 @@ describe('--record (CONTRACT C4)', () => {
 })
 
 describe('--record, replayed as --overrides loads it', () => {
+  it('stops at as many overrides as --overrides loads, saying so once', async () => {
+    const file = join(folder, 'counted.json')
+    const warnings = vi.spyOn(console, 'error').mockImplementation(() => {})
+    const recorder = await createSandboxServer({
+      port: 0,
+      proxy: `${upstreamUrl}/v2`,
+      record: file,
+      maxOverrides: 2,
+    })
+    try {
+      for (const query of ['?a=1', '?a=2', '?a=3', '?a=4'])
+        expect((await fetch(`${recorder.url}/search${query}`)).status).toBe(200)
+    } finally {
+      await recorder.close()
+    }
+    const said = warnings.mock.calls.map((call) => String(call[0]))
+    warnings.mockRestore()
+    expect(said.filter((line) => line.includes('further exchanges are not recorded'))).toEqual([
+      expect.stringMatching(
+        /holds what --overrides loads at most \(2 overrides, --max-overrides\)/,
+      ),
+    ])
+    const recorded = JSON.parse(await readFile(file, 'utf8'))
+    expect(recorded.map((entry: { query: unknown }) => entry.query)).toEqual([
+      { a: '1' },
+      { a: '2' },
+    ])
+  })
+
   it('the specific after the general, one entry whatever the parameter order, within what --overrides loads, and what is not recorded said', async () => {
     const file = join(folder, 'bounded.json')
     const warnings = vi.spyOn(console, 'error').mockImplementation(() => {})
@@ -416,8 +445,10 @@ describe('--record, replayed as --overrides loads it', () => {
       ])
         expect((await fetch(`${recorder.url}${path}`)).status).toBe(200)
       expect((await fetch(`${recorder.url}/moved`, { redirect: 'manual' })).status).toBe(302)
-      // Some 100 kB each, against a 256 kB budget: the third is not recorded.
+      // Some 100 kB each, against a 256 kB budget: the third and fourth are not recorded, and
+      // a small exchange after them is (one too large used to end the recording).
       for (const n of [1, 2, 3, 4]) await fetch(`${recorder.url}/sized?n=100000&i=${n}`)
+      expect((await fetch(`${recorder.url}/search?after=1`)).status).toBe(200)
     } finally {
       await recorder.close()
     }
@@ -431,11 +462,18 @@ describe('--record, replayed as --overrides loads it', () => {
         /^shop-sandbox: GET \/search is not recorded: Invalid override: query.__proto__: /,
       ),
     )
-    expect(said.filter((line) => line.includes('further exchanges are not recorded'))).toHaveLength(
-      1,
-    )
+    expect(
+      said.filter((line) =>
+        /^shop-sandbox: GET \/sized is not recorded: as an override it takes about \d+ bytes, and .+ would then hold more than --overrides loads \(about 262144 bytes of overrides, --overrides-bytes; \d+ held\)$/.test(
+          line,
+        ),
+      ),
+    ).toHaveLength(2)
     const recorded = JSON.parse(await readFile(file, 'utf8'))
-    expect(recorded.filter((entry: { path: string }) => entry.path === '/search')).toHaveLength(3)
+    expect(recorded.filter((entry: { path: string }) => entry.path === '/search')).toHaveLength(4)
+    expect(recorded).toContainEqual(
+      expect.objectContaining({ path: '/search', query: { after: '1' } }),
+    )
     const many = recorded.find((entry: { path: string }) => entry.path === '/many-headers')
     expect(Object.keys(many.response.headers)).toHaveLength(50)
     expect(recorded.filter((entry: { path: string }) => entry.path === '/sized')).toHaveLength(2)
