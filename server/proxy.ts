@@ -3,10 +3,11 @@ import { request as httpRequest } from 'node:http'
 import { request as httpsRequest } from 'node:https'
 import { brotliDecompressSync, gunzipSync, inflateSync } from 'node:zlib'
 import { ApiError } from '../contract/api-error.js'
+import { MAX_JSON_DEPTH } from '../contract/json-size.js'
 import type { ApiRequest, ApiResponse } from '../contract/exchange.js'
 import { pastAscii } from '../contract/exchange.js'
 import { SERVER_OWNED_HEADERS } from '../contract/headers.js'
-import { BODY_LIMIT, bodiesBusy } from '../http/body.js'
+import { BODY_LIMIT, bodiesBusy, jsonDepthExceeds } from '../http/body.js'
 import type { Context } from '../http/context.js'
 import type { BodyBudget } from './node-request.js'
 import type { Exchange, Recorder } from './record.js'
@@ -109,38 +110,46 @@ function forwardedHeaders(request: ApiRequest): Record<string, string> {
   return headers
 }
 
-/** The body's text and, when it is declared JSON and parses, its value: read once per answer. */
 /**
  * The answer as the recorder and the relay read it: its text (null when not UTF-8), and its JSON
- * parsed on first use only (the recorder's): relayed, a 1.5 MB answer of 100,000 keys was parsed
- * for no one, ~90 ms of the loop.
+ * parsed on first use only: relayed, a 1.5 MB answer of 100,000 keys was parsed for no one, ~90
+ * ms of the loop. JSON nested deeper than {@link MAX_JSON_DEPTH} levels is not parsed (`deep`),
+ * as a request body is not: 6 MB of nested lists held the loop 1.3 s in `JSON.parse` and its
+ * collections, for the business code the journal shows.
  */
 function readBody(status: number, headers: IncomingHttpHeaders, body: Buffer): Exchange {
   let text: string | null = null
   try {
     text = new TextDecoder('utf-8', { fatal: true, ignoreBOM: true }).decode(body)
   } catch {
-    return { status, headers, body, text, json: undefined }
+    return { status, headers, body, text, json: undefined, deep: false }
   }
   if (!/json/i.test(headers['content-type'] ?? ''))
-    return { status, headers, body, text, json: undefined }
+    return { status, headers, body, text, json: undefined, deep: false }
   let json: unknown
-  let parsed = false
+  let deep: boolean | undefined
+  const read = () => {
+    if (deep !== undefined) return
+    deep = jsonDepthExceeds(text!, MAX_JSON_DEPTH)
+    if (deep) return
+    try {
+      json = JSON.parse(text!)
+    } catch {
+      // Declared JSON, but not: text.
+    }
+  }
   return {
     status,
     headers,
     body,
     text,
     get json() {
-      if (!parsed) {
-        parsed = true
-        try {
-          json = JSON.parse(text!)
-        } catch {
-          // Declared JSON, but not: text.
-        }
-      }
+      read()
       return json
+    },
+    get deep() {
+      read()
+      return deep!
     },
   }
 }

@@ -56,14 +56,19 @@ function keptHeader(name: string, value: string): boolean {
 }
 
 /** What came back from the proxy target, decoded: what the recorder records. */
+/** Why an answer nested deeper than an override may be is not recorded. */
+const nestsTooDeep = `its body nests deeper than an override may (${MAX_DEPTH} levels in all)`
+
 export interface Exchange {
   status: number
   headers: IncomingHttpHeaders
   body: Buffer
   /** The body as UTF-8 text; null when it is not (an image). */
   text: string | null
-  /** The body parsed, when it says it is JSON and is; else undefined. */
+  /** The body parsed, when it says it is JSON and is (and is not {@link deep}); else undefined. */
   json: unknown
+  /** Declared JSON, but nested deeper than a request body may be: not parsed. */
+  deep: boolean
 }
 
 /**
@@ -344,6 +349,7 @@ function overrideOf(
     for (const secret of echoed) text = text.split(secret).join('***')
     // JSON stays JSON, parsed again after a blanking (which could, in theory, have cut into a
     // bare number: then it is kept as text).
+    if (answer.deep) return nestsTooDeep
     let json = answer.json
     if (json !== undefined && echoed.length > 0) {
       try {
@@ -368,8 +374,7 @@ function overrideOf(
   const { body } = response
   // It sits two levels down (the entry, its response), and an override nests MAX_DEPTH at most.
   const weight = body === undefined ? undefined : jsonFootprint(body, MAX_DEPTH - 2)
-  if (weight?.tooDeep)
-    return `its body nests deeper than an override may (${MAX_DEPTH} levels in all)`
+  if (weight?.tooDeep) return nestsTooDeep
   const checked = body === undefined ? entry : { ...entry, response: { ...response, body: null } }
   try {
     parseOverride(checked)
