@@ -575,17 +575,38 @@ function iteratorOf(generated: unknown): Iterator<unknown> | null {
 
 /** `count` ascending timestamps between `from` and `to`, with a matching later `updatedAt`. */
 export function timeline(faker: Faker, count: number, from: number, to: number) {
-  const created = Array.from({ length: count }, () => faker.number.int({ min: from, max: to }))
-  created.sort((a, b) => a - b)
-  return created.map((time) => {
-    const createdAt = isoTime(time)
-    // Most records were never changed after creation; those share one string (less memory).
+  const at = timelineOf(faker, count, from, to)
+  return Array.from({ length: count }, (_, index) => at(index))
+}
+
+/**
+ * {@link timeline}'s record at an index, for a seeder that yields its records one by one: the
+ * random draws are made at once, in timeline's order (the same seed, the same bytes), and each
+ * record's texts when it is asked for, in the seeder's slice. Made all at once, 200,000 users'
+ * timestamps held the loop ~330 ms before the first record.
+ */
+export function timelineOf(
+  faker: Faker,
+  count: number,
+  from: number,
+  to: number,
+): (index: number) => { createdAt: string; updatedAt: string } {
+  const created = new Float64Array(count)
+  for (let index = 0; index < count; index++)
+    created[index] = faker.number.int({ min: from, max: to })
+  created.sort()
+  // Most records were never changed after creation: those share one string (less memory).
+  const updated = new Float64Array(count)
+  for (let index = 0; index < count; index++) {
+    const time = created[index]!
     const changed = faker.number.int({ min: 0, max: 9 }) < 3
-    return {
-      createdAt,
-      updatedAt: changed ? isoTime(faker.number.int({ min: time, max: to })) : createdAt,
-    }
-  })
+    updated[index] = changed ? faker.number.int({ min: time, max: to }) : Number.NaN
+  }
+  return (index) => {
+    const createdAt = isoTime(created[index]!)
+    const later = updated[index]!
+    return { createdAt, updatedAt: Number.isNaN(later) ? createdAt : isoTime(later) }
+  }
 }
 
 /** `candidate`, or `vary(2)`, `vary(3)`… until one is not `taken` (case-insensitively); taken then. */

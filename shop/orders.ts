@@ -7,7 +7,7 @@ import { documented, schemaRegistry } from '../contract/registry.js'
 import { PROGRESS_STEP } from '../db/progress.js'
 import type { DataService, SeedContext } from '../resources/define.js'
 import { defineResource } from '../resources/define.js'
-import { DAY, pickDistinct, timeline } from '../resources/seed.js'
+import { DAY, pickDistinct, timelineOf } from '../resources/seed.js'
 import { shopCodes } from './codes.js'
 import type { Product } from './products.js'
 import { products } from './products.js'
@@ -288,8 +288,8 @@ function* seedOrders({
 }: SeedContext): Generator<Omit<Order, 'id'>, void> {
   const users = data.users!
   const products = data.products as readonly Product[]
-  const times = timeline(faker, count, reference - 90 * DAY, reference - 1)
-  for (const [index, time] of times.entries()) {
+  const timeAt = timelineOf(faker, count, reference - 90 * DAY, reference - 1)
+  for (let index = 0; index < count; index++) {
     if (index % PROGRESS_STEP === 0) progress(index)
     // The member account (user 2) always owns a few orders, so member flows have data.
     const userId = index < 3 ? 2 : faker.number.int({ min: 1, max: users.length })
@@ -305,7 +305,7 @@ function* seedOrders({
       status: orderStatuses[index] ?? faker.helpers.arrayElement(orderStatuses),
       items,
       total: orderTotal(items),
-      ...time,
+      ...timeAt(index),
     }
   }
 }

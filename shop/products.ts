@@ -5,7 +5,7 @@ import { priceSchema } from './money.js'
 import { documented, schemaRegistry } from '../contract/registry.js'
 import type { SeedContext } from '../resources/define.js'
 import { defineResource } from '../resources/define.js'
-import { DAY, timeline, uniqueValue } from '../resources/seed.js'
+import { DAY, timelineOf, uniqueValue } from '../resources/seed.js'
 import { shopCodes } from './codes.js'
 
 /** A product as stored and returned (CONTRACT B1). */
@@ -59,9 +59,9 @@ function* seedProducts({
   count,
   reference,
 }: SeedContext): Generator<Omit<Product, 'id'>, void> {
-  const times = timeline(faker, count, reference - 730 * DAY, reference - 90 * DAY)
+  const timeAt = timelineOf(faker, count, reference - 730 * DAY, reference - 90 * DAY)
   const skus = new Set<string>()
-  for (const time of times) {
+  for (let index = 0; index < count; index++) {
     const prefix = faker.string.alpha({ length: 3, casing: 'upper' })
     const sku = uniqueValue(skus, `${prefix}-${faker.string.numeric(5)}`, (n) => `${prefix}-${n}`)
     yield {
@@ -73,7 +73,7 @@ function* seedProducts({
         { weight: 9, value: 'active' as const },
         { weight: 1, value: 'inactive' as const },
       ]),
-      ...time,
+      ...timeAt(index),
     }
   }
 }

@@ -12,7 +12,7 @@ import { documented, schemaRegistry } from '../contract/registry.js'
 import { PROGRESS_STEP } from '../db/progress.js'
 import type { SeedContext } from '../resources/define.js'
 import { defineResource } from '../resources/define.js'
-import { DAY, timeline, uniqueValue } from '../resources/seed.js'
+import { DAY, timelineOf, uniqueValue } from '../resources/seed.js'
 import { fixedAccounts } from './accounts.js'
 import { shopCodes } from './codes.js'
 
@@ -65,11 +65,12 @@ function* seedUsers({
   reference,
   progress,
 }: SeedContext): Generator<Omit<User, 'id'>, void> {
-  const times = timeline(faker, count, reference - 730 * DAY, reference - 90 * DAY)
+  const timeAt = timelineOf(faker, count, reference - 730 * DAY, reference - 90 * DAY)
   const names = new Set<string>()
   const emails = new Set<string>()
-  for (const [index, time] of times.entries()) {
+  for (let index = 0; index < count; index++) {
     if (index % PROGRESS_STEP === 0) progress(index)
+    const time = timeAt(index)
     const fixed = fixedAccounts[index]
     if (fixed) {
       names.add(fixed.name)
