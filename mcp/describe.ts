@@ -1,5 +1,6 @@
 import type { Target } from './target.js'
 import { codes as genericCodes } from '../contract/codes.js'
+import { jsonDepthExceeds, MAX_JSON_DEPTH } from '../http/body.js'
 
 // eslint-disable-next-line @typescript-eslint/no-explicit-any -- walking a JSON document
 type Json = Record<string, any>
@@ -18,9 +19,31 @@ export interface ApiDescription {
 export async function openApiOf(target: Target): Promise<Json> {
   for (const path of ['/openapi.json', `${target.basePath}/openapi.json`]) {
     const answer = await target.send('GET', path, {})
-    if (answer.status === 200) return JSON.parse(answer.text) as Json
+    if (answer.status !== 200) continue
+    const document = openApiDocumentIn(answer.text)
+    if (document) return document
+    // Not the parser's words ("Unexpected token '<'…"): what answered, and what it sent.
+    throw new Error(
+      `${target.where} is not a shop-sandbox server (GET ${path} answered 200 with no OpenAPI document: ${answer.text.slice(0, 200)})`,
+    )
   }
   throw new Error('the sandbox serves no OpenAPI document (openApiPath: false?)')
+}
+
+/** An OpenAPI document read from a text, or null (nested deeper than a body may be: not read). */
+function openApiDocumentIn(text: string): Json | null {
+  if (jsonDepthExceeds(text, MAX_JSON_DEPTH)) return null
+  try {
+    const document = JSON.parse(text) as unknown
+    return typeof document === 'object' &&
+      document !== null &&
+      typeof (document as Json).openapi === 'string' &&
+      typeof (document as Json).components === 'object'
+      ? (document as Json)
+      : null
+  } catch {
+    return null
+  }
 }
 
 const capitalized = (word: string) => word.charAt(0).toUpperCase() + word.slice(1)

@@ -14,7 +14,7 @@ import {
 import { describeApi, openApiOf } from './describe.js'
 import { Flow, lineGuard, MAX_LINE_BYTES, refuseLine } from './stdio.js'
 import type { Target } from './target.js'
-import { callTool, inputJsonSchema, tools } from './tools.js'
+import { callTool, controlObject, inputJsonSchema, tools } from './tools.js'
 
 /** JSON-RPC error code of `resources/read` for an unknown URI (MCP specification, Resources). */
 const RESOURCE_NOT_FOUND = -32002
@@ -106,10 +106,8 @@ export async function serveMcp(
     return read
   })
   const readResource = async (uri: string) => {
-    const control = async (method: string, path: string) => {
-      const answer = await target.send(method, `/__sandbox${path}`, {})
-      return (JSON.parse(answer.text) as { data: unknown }).data
-    }
+    // Read as the tools read the control API: an answer that is not its envelope is said so.
+    const control = (method: string, path: string) => controlObject(target, method, path, {})
     if (uri === resources[0]!.uri)
       return {
         contents: [

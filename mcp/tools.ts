@@ -125,7 +125,7 @@ function isEnvelope(value: unknown): value is { code: number; message: string; d
 }
 
 /** A control answer's data as an object, or a {@link ToolError} saying what came instead. */
-async function controlObject(
+export async function controlObject(
   target: Target,
   method: string,
   path: string,

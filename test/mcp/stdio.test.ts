@@ -461,11 +461,21 @@ describe('shop-sandbox mcp --url, acting on a running server', () => {
     await new Promise<void>((resolve) => other.listen(0, '127.0.0.1', resolve))
     const url = `http://127.0.0.1:${(other.address() as AddressInfo).port}`
     try {
-      const { call } = await agent('--url', url)
+      const { call, client } = await agent('--url', url)
       const result = await call('get_settings')
       expect(result.isError).toBe(true)
       expect(result.text).toBe(
         `the sandbox server at ${url} is not a shop-sandbox server, or not with its control API on (GET /__sandbox/config answered 200: hello)`,
+      )
+      // describe_api and the reference page read /openapi.json first: said the same way, not
+      // in the JSON parser's words.
+      const described = await call('describe_api')
+      expect(described.isError).toBe(true)
+      expect(described.text).toBe(
+        `the sandbox server at ${url} is not a shop-sandbox server (GET /openapi.json answered 200 with no OpenAPI document: hello)`,
+      )
+      await expect(client.readResource({ uri: 'shop-sandbox://reference.md' })).rejects.toThrow(
+        /is not a shop-sandbox server \(GET \/openapi\.json answered 200/,
       )
     } finally {
       other.close()
