@@ -1,5 +1,5 @@
 import { closeSync, fchmodSync, fsyncSync, openSync, renameSync, rmSync, writeSync } from 'node:fs'
-import { open, rename, rm, stat } from 'node:fs/promises'
+import { open, readdir, rename, rm, stat } from 'node:fs/promises'
 import { copyRegularFile } from '../regular-file.js'
 import { basename, dirname, join } from 'node:path'
 import { inSlices, SLICE, whole } from '../../db/progress.js'
@@ -11,6 +11,9 @@ import { reasonOf } from './errors.js'
 
 /** A hand edit is read once the file has not changed for this long. */
 const SETTLE_MS = 50
+
+/** Copies of a data file's edits the server kept that stay beside it (`<name>.edit-<time>.json`), the newest. */
+const KEPT_EDITS = 20
 
 /** What the file was when this server last wrote or read it, to tell hand edits from its own writes. */
 export type Known = { size: number; mtimeMs: number; ino: number }
@@ -155,20 +158,39 @@ export class FoldedFile {
     verdict = "the sandbox's data wins (acknowledged writes are never dropped)",
   ): Promise<string | null> {
     const stamp = new Date().toISOString().replace(/[:.]/g, '-')
-    const copy = join(
-      dirname(this.target),
-      `${basename(this.target).replace(/\.json$/i, '')}.edit-${stamp}.json`,
-    )
+    const prefix = `${basename(this.target).replace(/\.json$/i, '')}.edit-`
+    const copy = join(dirname(this.target), `${prefix}${stamp}.json`)
     try {
       // Its text, from a regular file only (a FIFO put in its place would hold the copy for good).
       await copyRegularFile(this.target, copy)
       this.print(`shop-sandbox: ${this.path} ${why}; ${verdict}; your edit is kept in ${copy}`)
+      await this.#keepNewestEdits(prefix)
       return copy
     } catch (error) {
       this.print(
         `shop-sandbox: ${this.path} ${why}; ${verdict}; your edit could not be kept (${reasonOf(error)})`,
       )
       return null
+    }
+  }
+
+  /**
+   * Removes all but the newest {@link KEPT_EDITS} copies of edits: an editor saving in a loop
+   * made a copy of the whole file every few hundred ms, until the disk was full.
+   */
+  async #keepNewestEdits(prefix: string): Promise<void> {
+    try {
+      const folder = dirname(this.target)
+      const copies = (await readdir(folder))
+        .filter(
+          (name) =>
+            name.startsWith(prefix) &&
+            /^\d{4}-\d\d-\d\dT[\d-]+Z\.json$/.test(name.slice(prefix.length)),
+        )
+        .sort()
+      for (const name of copies.slice(0, -KEPT_EDITS)) await rm(join(folder, name), { force: true })
+    } catch {
+      // The copies are a courtesy: one that cannot be listed or removed stays.
     }
   }
 

@@ -292,6 +292,13 @@ describe('the data file (CONTRACT C3, issue 15)', () => {
     try {
       const server = await start(file)
       const original = await readFile(file, 'utf8')
+      // Copies of 20 earlier edits, and a file of the user's own named alike.
+      const earlier = Array.from(
+        { length: 20 },
+        (_, n) => `data.edit-2020-01-01T00-00-00-${String(n).padStart(3, '0')}Z.json`,
+      )
+      for (const name of [...earlier, 'data.edit-mine.json'])
+        await writeFile(join(folder, name), '{}')
       for (let edit = 0; edit < 5; edit++) {
         // A write is pending in the log (the file is folded only once writes pause)…
         await create(server, `pending${edit}`)
@@ -301,8 +308,11 @@ describe('the data file (CONTRACT C3, issue 15)', () => {
           async () => lines.filter((line) => line.includes('edited on disk')).length > edit,
         )
       }
+      // The newest 20 copies stay: the 5 made now and 15 before them; the user's file too.
       const kept = (await readdir(folder)).filter((name) => /^data\.edit-.*\.json$/.test(name))
-      expect(kept).toHaveLength(5)
+      expect(kept).toHaveLength(21)
+      expect(kept).toContain('data.edit-mine.json')
+      expect(kept.filter((name) => earlier.includes(name)).sort()).toEqual(earlier.slice(5))
       expect(lines.filter((line) => line.includes("the sandbox's data wins"))).toHaveLength(5)
       // The sandbox's data won: every acknowledged write is there.
       const users = await (
