@@ -124,6 +124,7 @@ const recordExchange = (body: string, secrets: number) => {
       body: Buffer.from(body),
       text: body,
       json: JSON.parse(body) as unknown,
+      deep: false,
     },
   )
 }
