@@ -55,10 +55,10 @@ function keptHeader(name: string, value: string): boolean {
   return headerNameProblem(name) === null && headerValueProblem(value) === null
 }
 
-/** What came back from the proxy target, decoded: what the recorder records. */
 /** Why an answer nested deeper than an override may be is not recorded. */
 const nestsTooDeep = `its body nests deeper than an override may (${MAX_DEPTH} levels in all)`
 
+/** What came back from the proxy target, decoded: what the recorder records. */
 export interface Exchange {
   status: number
   headers: IncomingHttpHeaders
@@ -347,9 +347,9 @@ function overrideOf(
     let text = answer.text
     const echoed = secrets.filter((secret) => text.includes(secret))
     for (const secret of echoed) text = text.split(secret).join('***')
+    if (answer.deep) return nestsTooDeep
     // JSON stays JSON, parsed again after a blanking (which could, in theory, have cut into a
     // bare number: then it is kept as text).
-    if (answer.deep) return nestsTooDeep
     let json = answer.json
     if (json !== undefined && echoed.length > 0) {
       try {

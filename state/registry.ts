@@ -6,8 +6,7 @@ import type { Scenario } from './scenarios.js'
  * named sandboxes, or beyond `budget` estimated bytes for all of them, the least recently used
  * named sandbox is dropped. Never one a request is still being answered in: a write answered
  * 201 into a sandbox dropped while it waited (its delay, its body) was lost with it, so such a
- * sandbox stays until its last request is answered, past the bounds if all are busy (the
- * server's bound on requests in flight bounds how far).
+ * sandbox stays until its last request is answered, past the bounds while all are busy.
  */
 export class InstanceRegistry {
   readonly #named = new Map<string, SandboxInstance>()

@@ -15,6 +15,11 @@ const SETTLE_MS = 50
 /** Copies of a data file's edits the server kept that stay beside it (`<name>.edit-<time>.json`), the newest. */
 const KEPT_EDITS = 20
 
+/** A copy's `<time>.json`: the moment as `toISOString` writes it, `:` and `.` made `-`. */
+const editStamp = (date: Date) => `${date.toISOString().replace(/[:.]/g, '-')}.json`
+/** What {@link editStamp} gives, and nothing else (a file of the user's own stays). */
+const EDIT_STAMP = /^\d{4}-\d\d-\d\dT\d\d-\d\d-\d\d-\d{3}Z\.json$/
+
 /** What the file was when this server last wrote or read it, to tell hand edits from its own writes. */
 export type Known = { size: number; mtimeMs: number; ino: number }
 
@@ -157,9 +162,8 @@ export class FoldedFile {
     why: string,
     verdict = "the sandbox's data wins (acknowledged writes are never dropped)",
   ): Promise<string | null> {
-    const stamp = new Date().toISOString().replace(/[:.]/g, '-')
     const prefix = `${basename(this.target).replace(/\.json$/i, '')}.edit-`
-    const copy = join(dirname(this.target), `${prefix}${stamp}.json`)
+    const copy = join(dirname(this.target), `${prefix}${editStamp(new Date())}`)
     try {
       // Its text, from a regular file only (a FIFO put in its place would hold the copy for good).
       await copyRegularFile(this.target, copy)
@@ -182,11 +186,7 @@ export class FoldedFile {
     try {
       const folder = dirname(this.target)
       const copies = (await readdir(folder))
-        .filter(
-          (name) =>
-            name.startsWith(prefix) &&
-            /^\d{4}-\d\d-\d\dT[\d-]+Z\.json$/.test(name.slice(prefix.length)),
-        )
+        .filter((name) => name.startsWith(prefix) && EDIT_STAMP.test(name.slice(prefix.length)))
         .sort()
       for (const name of copies.slice(0, -KEPT_EDITS)) await rm(join(folder, name), { force: true })
     } catch {
