@@ -384,6 +384,17 @@ describe('switches and resets apply in the order they were asked for', () => {
       description: 'Many users, made on first use',
       data: { seed, counts: { users: 8000, products: 30, orders: 100 } },
     })
+  /** The admin's headers in the sandbox `id`, and a switch of it to a scenario. */
+  const inSandbox = (ask: typeof fetch, id: string) => {
+    const headers = {
+      'content-type': 'application/json',
+      authorization: 'Bearer sandbox-admin-token',
+      'x-sandbox-id': id,
+    }
+    const use = (name: string) =>
+      ask('/__sandbox/scenario', { method: 'PUT', headers, body: JSON.stringify({ name }) })
+    return { headers, use }
+  }
   const orderModes = (
     seed: number,
   ): Array<[string, () => Promise<{ fetch: typeof fetch; close(): unknown }>]> => [
@@ -410,13 +421,7 @@ describe('switches and resets apply in the order they were asked for', () => {
     async (_, open) => {
       const { fetch: ask, close } = await open()
       try {
-        const headers = {
-          'content-type': 'application/json',
-          authorization: 'Bearer sandbox-admin-token',
-          'x-sandbox-id': 'in-order',
-        }
-        const use = (name: string) =>
-          ask('/__sandbox/scenario', { method: 'PUT', headers, body: JSON.stringify({ name }) })
+        const { headers, use } = inSandbox(ask, 'in-order')
         const slow = use('many')
         const fast = await use('empty')
         expect(fast.status).toBe(200)
@@ -450,16 +455,8 @@ describe('switches and resets apply in the order they were asked for', () => {
     async (_, open) => {
       const { fetch: ask, close } = await open()
       try {
-        const headers = {
-          'content-type': 'application/json',
-          authorization: 'Bearer sandbox-admin-token',
-          'x-sandbox-id': 'sent-after',
-        }
-        const slow = ask('/__sandbox/scenario', {
-          method: 'PUT',
-          headers,
-          body: JSON.stringify({ name: 'many' }),
-        })
+        const { headers, use } = inSandbox(ask, 'sent-after')
+        const slow = use('many')
         await new Promise((resolve) => setTimeout(resolve, 20))
         const created = await ask('/users', {
           method: 'POST',

@@ -169,14 +169,7 @@ describe('shop-sandbox mcp over stdio, as a raw client sends', () => {
   it('refuses a message past its limit or not JSON-RPC with a JSON-RPC error, and goes on serving', async () => {
     const child = spawn(process.execPath, [bin, 'mcp'], { stdio: ['pipe', 'pipe', 'pipe'] })
     const answers: Array<{ id: number | null; result?: { tools: unknown[] }; error?: unknown }> = []
-    let buffer = ''
-    child.stdout.setEncoding('utf8').on('data', (chunk: string) => {
-      buffer += chunk
-      for (let end = buffer.indexOf('\n'); end !== -1; end = buffer.indexOf('\n')) {
-        answers.push(JSON.parse(buffer.slice(0, end)))
-        buffer = buffer.slice(end + 1)
-      }
-    })
+    collectAnswers(child, answers)
     const send = initialized(child, 1, 'raw')
     const body = 'x'.repeat(MAX_LINE_BYTES + 1)
     send({
@@ -305,6 +298,13 @@ async function sentUnread(
   await new Promise((resolve) => setTimeout(resolve, ms))
   const exitedEarly = child.exitCode !== null
   const answers: unknown[] = []
+  collectAnswers(child, answers)
+  child.stdout.resume()
+  return { child, stderr: () => stderr, answers, exitedEarly }
+}
+
+/** Parses each line `child` writes to stdout (one JSON-RPC message) into `answers`, as it comes. */
+function collectAnswers(child: ChildProcessWithoutNullStreams, answers: unknown[]): void {
   let buffer = ''
   child.stdout.setEncoding('utf8').on('data', (chunk: string) => {
     buffer += chunk
@@ -313,8 +313,6 @@ async function sentUnread(
       buffer = buffer.slice(end + 1)
     }
   })
-  child.stdout.resume()
-  return { child, stderr: () => stderr, answers, exitedEarly }
 }
 
 /** A raw client's `send` to `shop-sandbox mcp`, after its `initialize` (as `id`) and `initialized`. */
