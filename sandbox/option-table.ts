@@ -142,7 +142,7 @@ export const optionTable = {
     schema: integer(1, 100_000),
     scope: 'sandbox',
     lands: 'maxSandboxes',
-    help: 'Live X-Sandbox-Id sandboxes kept at most; the least recently used is dropped',
+    help: 'Live X-Sandbox-Id sandboxes kept at most; the least recently used is dropped (while all are answering requests, a new one is 429 / 42900)',
     default: 1000,
     flag: { kind: 'integer' },
   }),

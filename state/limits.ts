@@ -82,7 +82,7 @@ export const limitOptions = {
   sandboxesMemory: option({
     schema: integer(MiB, 64 * 1024 * MiB),
     scope: 'sandbox',
-    help: 'Memory all X-Sandbox-Id sandboxes may hold together (estimated); the least recently used are dropped',
+    help: 'Memory all X-Sandbox-Id sandboxes may hold together (estimated); the least recently used are dropped (while those holding it are answering requests, 429 / 42900)',
     default: 256 * MiB,
     defaultText: 'the server: a quarter of the heap limit, at most 512MB; in process 256MB',
     unit: 'bytes',

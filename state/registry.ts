@@ -1,4 +1,7 @@
+import { ApiError } from '../contract/api-error.js'
+import { flagOf } from '../contract/option-spec.js'
 import type { SandboxInstance } from './instance.js'
+import { limitFlag } from './limits.js'
 import type { Scenario } from './scenarios.js'
 
 /**
@@ -6,12 +9,18 @@ import type { Scenario } from './scenarios.js'
  * named sandboxes, or beyond `budget` estimated bytes for all of them, the least recently used
  * named sandbox is dropped. Never one a request is still being answered in: a write answered
  * 201 into a sandbox dropped while it waited (its delay, its body) was lost with it, so such a
- * sandbox stays until its last request is answered, past the bounds while all are busy.
+ * sandbox stays until its last request is answered. So that requests held open cannot keep
+ * sandboxes past the bounds (each filled, then held by a delayed request, until the process ran
+ * out of memory), a request to a named sandbox is refused, 429 / 42900, while the bound is
+ * reached and what holds it is busy: a new sandbox past the count, any past the bytes (unless
+ * the sandbox is alone over them: its own bounds govern it).
  */
 export class InstanceRegistry {
   readonly #named = new Map<string, SandboxInstance>()
   /** Requests being answered, by sandbox (entered, not yet settled). */
   readonly #busy = new Map<SandboxInstance, number>()
+  /** What the named sandboxes held when they were last counted ({@link settle}). */
+  #held = 0
 
   constructor(
     readonly defaultInstance: SandboxInstance,
@@ -22,6 +31,7 @@ export class InstanceRegistry {
 
   /** The sandbox a request is answered in ({@link get}), kept until it is {@link settle}d. */
   enter(name: string | null, scenario?: Scenario): SandboxInstance {
+    if (name !== null) this.#admit(name)
     const instance = this.get(name, scenario)
     this.#busy.set(instance, (this.#busy.get(instance) ?? 0) + 1)
     return instance
@@ -35,15 +45,50 @@ export class InstanceRegistry {
     const busy = this.#busy.get(current)
     if (busy === 1) this.#busy.delete(current)
     else if (busy !== undefined) this.#busy.set(current, busy - 1)
-    if (this.#named.size === 0) return
+    if (this.#named.size > 0) this.#fit(current)
+    else this.#held = 0
+  }
+
+  /**
+   * Drops the least recently used named sandboxes that are neither `kept` nor busy while all
+   * hold more than the budget; returns what they hold then.
+   */
+  #fit(kept: SandboxInstance | undefined): number {
     let total = 0
     for (const instance of this.#named.values()) total += instance.estimatedBytes
     for (const [name, instance] of this.#named) {
-      if (total <= this.budget) return
-      if (instance === current || this.#busy.has(instance)) continue
+      if (total <= this.budget) break
+      if (instance === kept || this.#busy.has(instance)) continue
       total -= instance.estimatedBytes
       this.#named.delete(name)
     }
+    return (this.#held = total)
+  }
+
+  /** Refuses a request to the sandbox `name` while the bounds are held by busy sandboxes. */
+  #admit(name: string): void {
+    const known = this.#named.get(name)
+    if (known === undefined && this.#named.size >= this.capacity && this.#allBusy())
+      throw ApiError.of(
+        'rateLimited',
+        `all ${this.#named.size} sandboxes (${flagOf('maxSandboxes')} ${this.capacity}) are answering requests, so none can make room for sandbox '${name}'; retry when they are done`,
+      )
+    // What the sandboxes held when the last request settled: over the budget, only busy ones
+    // (and that request's) were left, and may be still.
+    if (this.#held <= this.budget) return
+    const total = this.#fit(known)
+    if (total > this.budget && total > (known?.estimatedBytes ?? 0)) {
+      const mb = (bytes: number) => `${Math.ceil(bytes / (1024 * 1024))} MB`
+      throw ApiError.of(
+        'rateLimited',
+        `the sandboxes hold about ${mb(total)}, over ${limitFlag('sandboxesMemory')} ${mb(this.budget)}, and those holding it are answering requests, so none can be dropped; retry when they are done`,
+      )
+    }
+  }
+
+  #allBusy(): boolean {
+    for (const instance of this.#named.values()) if (!this.#busy.has(instance)) return false
+    return true
   }
 
   /**
@@ -81,5 +126,6 @@ export class InstanceRegistry {
   /** Forgets every named sandbox (a request still being answered in one settles it as usual). */
   clear(): void {
     this.#named.clear()
+    this.#held = 0
   }
 }

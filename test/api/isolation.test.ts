@@ -128,9 +128,70 @@ describe('isolation: X-Sandbox-Id', () => {
     for (const other of ['e', 'f', 'g']) await send(other, 'GET', '/users/1')
     expect((await send('slow', 'GET', `/users/${id}`)).status).toBe(404)
   })
+
+  it('refuses a new sandbox past maxSandboxes while every one is answering a request: 429, then room once they are done', async () => {
+    const small = createSandbox({ maxSandboxes: 2 })
+    const get = (id: string, extra: Record<string, string> = {}) =>
+      small.fetch('/users/1', {
+        headers: { authorization: 'Bearer sandbox-admin-token', 'x-sandbox-id': id, ...extra },
+      })
+    const held = ['a', 'b'].map((id) => get(id, { 'x-sandbox-delay': '300' }))
+    const refused = await get('c')
+    expect(refused.status).toBe(429)
+    expect(refused.headers.get('retry-after')).toBe('1')
+    const body = (await refused.json()) as { code: number; message: string }
+    expect(body.code).toBe(42900)
+    expect(body.message).toContain('--max-sandboxes 2')
+    for (const answer of await Promise.all(held)) expect(answer.status).toBe(200)
+    expect((await get('c')).status).toBe(200)
+  })
 })
 
 describe('the sandboxes memory budget', () => {
+  it('is not outgrown by filling sandboxes and holding each with a request: past it, 429 until the held one is answered', async () => {
+    const budget = 1024 * 1024
+    const sandboxes = createSandbox({ sandboxesMemory: budget })
+    const send = (id: string, method: string, path: string, extra: RequestInit = {}) =>
+      sandboxes.fetch(path, {
+        method,
+        ...extra,
+        headers: {
+          authorization: 'Bearer sandbox-admin-token',
+          'content-type': 'application/json',
+          'x-sandbox-id': id,
+          ...(extra.headers as Record<string, string>),
+        },
+      })
+    const at = '2026-01-01T00:00:00.000Z'
+    const users = Array.from({ length: 1500 }, (_, n) => ({
+      id: n + 1,
+      name: `user-${n + 1}`,
+      email: `user${n + 1}@example.com`,
+      status: 'active',
+      role: n === 0 ? 'admin' : 'member',
+      createdAt: at,
+      updatedAt: at,
+    }))
+    const document = JSON.stringify({ users, products: [], orders: [] })
+    const fill = async (id: string) =>
+      expect((await send(id, 'PUT', '/__sandbox/db', { body: document })).status).toBe(200)
+    // Each filled sandbox is more than half the budget: two are over it.
+    await fill('first')
+    expect(sandboxes.instance('first').estimatedBytes).toBeGreaterThan(budget / 2)
+    const holding = send('first', 'GET', '/users/1500', { headers: { 'x-sandbox-delay': '300' } })
+    // Made while the two held less than the budget; now over it, with the first one held.
+    await fill('second')
+    const refused = await send('second', 'GET', '/users/1')
+    expect(refused.status).toBe(429)
+    const body = (await refused.json()) as { code: number; message: string }
+    expect(body.code).toBe(42900)
+    expect(body.message).toContain('--sandboxes-memory 1 MB')
+    // The held request is answered in its sandbox, from its data; then there is room again.
+    const held = await holding
+    expect(held.status).toBe(200)
+    expect((await send('third', 'GET', '/users/1')).status).toBe(200)
+  })
+
   it('counts at least what a sandbox holds: in the big scenario, read, then written to every table', async () => {
     setFlagsFromString('--expose-gc')
     const gc = runInNewContext('gc') as () => void
