@@ -3,7 +3,7 @@ import type { OverrideInput } from '../state/overrides/index.js'
 import { parseOverride } from '../state/overrides/index.js'
 import { DataFileError } from '../server/data-file/index.js'
 import type { SandboxServerOptions } from '../server/server.js'
-import { heapShare } from '../server/server.js'
+import { heapDefaults } from '../state/limits.js'
 import { createSandboxServer } from '../node/create-server.js'
 import { NotAFile, readRegularFile } from '../server/regular-file.js'
 import { startupExitCode } from './exit-codes.js'
@@ -23,7 +23,10 @@ export async function serve(
 ): Promise<void> {
   const { quiet, overridesFile, modules, ...serverOptions } = options
   if (overridesFile !== undefined) {
-    const loaded = await readOverrides(overridesFile, serverOptions.overridesBytes ?? heapShare(64))
+    const loaded = await readOverrides(
+      overridesFile,
+      serverOptions.overridesBytes ?? heapDefaults('server').overridesBytes,
+    )
     if (typeof loaded === 'string') {
       console.error(`shop-sandbox: ${loaded}`)
       process.exitCode = 1

@@ -7,6 +7,7 @@ import { Catalog } from '../resources/catalog.js'
 import type { AnyResourceDefinition, Named } from '../resources/define.js'
 import { resolveSeedOptions } from '../resources/seed.js'
 import type { SandboxLimits } from '../state/limits.js'
+import { heapDefaults } from '../state/limits.js'
 import type { RuntimeConfig } from '../state/runtime-config.js'
 import { defaultRuntimeConfig, withSettings } from '../state/runtime-config.js'
 import type { OptionName, OptionsOf, OptionValue } from './option-table.js'
@@ -142,7 +143,11 @@ export function resolveOptions(options: SandboxOptions & { api: ApiDefinition })
   // Asked once now, so that a clock giving no time is refused here, not at the first write.
   if (clock) now()
   // Every row with a landing place, given or at its default, where it lands (issue 44).
-  const { config, openApiPath, ...landedRows } = landed(optionTable, given) as Pick<
+  // The memory bounds not given are shares of the heap limit, at most their in-process defaults.
+  const { config, openApiPath, ...landedRows } = landed(optionTable, {
+    ...heapDefaults('inProcess'),
+    ...given,
+  }) as Pick<
     ResolvedOptions,
     'tokenTtl' | 'control' | 'passthrough' | 'maxSandboxes' | 'limits' | 'scenario'
   > & { config: Partial<RuntimeConfig>; openApiPath: string | false }

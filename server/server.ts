@@ -7,7 +7,6 @@ import { OptionsError } from '../contract/option-spec.js'
 import { failure, JSON_CONTENT_TYPE } from '../contract/envelope.js'
 import { requestIdFor } from '../http/pipeline.js'
 import { bodiesHeldBytes } from '../http/body.js'
-import { heapStatistics } from '../db/heap.js'
 import type { ApiDefinition } from '../resources/api.js'
 import type { AnyResourceDefinition } from '../resources/define.js'
 import type { Sandbox } from '../sandbox/create-sandbox.js'
@@ -21,6 +20,7 @@ import type { AllowedHosts } from './guard.js'
 import { hostGuard, namedHost, originPolicy } from './guard.js'
 import { BodyBudget } from './node-request.js'
 import { DataFile } from './data-file/index.js'
+import { heapDefaults } from '../state/limits.js'
 import { proxyTo } from './proxy.js'
 import { Recorder } from './record.js'
 import { requestLog } from './request-log.js'
@@ -167,9 +167,7 @@ export async function createApiSandboxServer(
       'record: records what the proxy forwards; give proxy: <url> too',
     )
   const sandbox = createApiSandbox({
-    sandboxesMemory: heapShare(),
-    writtenBytes: heapShare(),
-    overridesBytes: heapShare(64),
+    ...heapDefaults('server'),
     ...sandboxOptions,
     ...(basePath === undefined || basePath === '' ? {} : { baseUrl: basePath }),
   }) as unknown as Sandbox
@@ -318,14 +316,4 @@ export async function createApiSandboxServer(
 /** Whether an option name is one of the server's (given or not). */
 function isServerOption(name: string): boolean {
   return (optionTable as Record<string, { scope: string }>)[name]?.scope === 'server'
-}
-
-/**
- * A share of V8's heap limit, for the server's memory defaults: a quarter (at most 512 MiB) for
- * the named sandboxes, and for what one sandbox's writes add; a sixty-fourth (at most 32 MiB)
- * for one sandbox's overrides.
- */
-export function heapShare(divisor: 4 | 64 = 4): number {
-  const cap = divisor === 4 ? 512 * 1024 * 1024 : 32 * 1024 * 1024
-  return Math.min(cap, Math.floor(heapStatistics()!.limit / divisor))
 }

@@ -1,6 +1,7 @@
 import * as z from 'zod'
 import type { OptionSpec } from '../contract/option-spec.js'
 import { flagOf, landed, option } from '../contract/option-spec.js'
+import { heapStatistics } from '../db/heap.js'
 
 /** How much a journal keeps (CONTRACT C3: bounds in bytes as well as counts). */
 export interface JournalLimits {
@@ -39,6 +40,38 @@ export interface SandboxLimits {
 }
 
 const MiB = 1024 * 1024
+
+/**
+ * The bounds whose defaults are a share of V8's heap limit, so that they hold under a small heap
+ * too (`--max-old-space-size=512`): the share, and the most it is on the server and in process
+ * (a test runner, a page); where the heap limit cannot be read, the most.
+ */
+const HEAP_SHARES = {
+  sandboxesMemory: { share: 4, server: 512 * MiB, inProcess: 256 * MiB },
+  writtenBytes: { share: 4, server: 512 * MiB, inProcess: 256 * MiB },
+  overridesBytes: { share: 64, server: 32 * MiB, inProcess: 16 * MiB },
+} as const
+
+type HeapShared = keyof typeof HEAP_SHARES
+
+/** The defaults of the bounds shared from the heap ({@link HEAP_SHARES}), in this process. */
+export function heapDefaults(where: 'server' | 'inProcess'): Record<HeapShared, number> {
+  const limit = heapStatistics()?.limit
+  const out = {} as Record<HeapShared, number>
+  for (const [name, row] of Object.entries(HEAP_SHARES) as [
+    HeapShared,
+    (typeof HEAP_SHARES)[HeapShared],
+  ][])
+    out[name] =
+      limit === undefined ? row[where] : Math.min(row[where], Math.floor(limit / row.share))
+  return out
+}
+
+function heapShareText(name: HeapShared): string {
+  const { share, server, inProcess } = HEAP_SHARES[name]
+  const part = share === 4 ? 'a quarter' : 'a sixty-fourth'
+  return `${part} of the heap limit, at most ${server / MiB}MB on the server and ${inProcess / MiB}MB in process`
+}
 const integer = (min: number, max: number) => () => z.int().min(min).max(max)
 
 /** The limits as options: one row each. */
@@ -83,8 +116,8 @@ export const limitOptions = {
     schema: integer(MiB, 64 * 1024 * MiB),
     scope: 'sandbox',
     help: 'Memory all X-Sandbox-Id sandboxes may hold together (estimated); the least recently used are dropped (while those holding it are answering requests, 429 / 42900)',
-    default: 256 * MiB,
-    defaultText: 'the server: a quarter of the heap limit, at most 512MB; in process 256MB',
+    default: HEAP_SHARES.sandboxesMemory.inProcess,
+    defaultText: heapShareText('sandboxesMemory'),
     unit: 'bytes',
     lands: 'limits.sandboxesMemory',
     flag: { kind: 'bytes' },
@@ -93,8 +126,8 @@ export const limitOptions = {
     schema: integer(MiB, 64 * 1024 * MiB),
     scope: 'sandbox',
     help: "Memory one sandbox's data may grow by through writes (estimated); past it a write that adds data is 429 / 42900 (deletes and resets go through)",
-    default: 256 * MiB,
-    defaultText: 'the server: a quarter of the heap limit, at most 512MB; in process 256MB',
+    default: HEAP_SHARES.writtenBytes.inProcess,
+    defaultText: heapShareText('writtenBytes'),
     unit: 'bytes',
     lands: 'limits.writtenBytes',
     flag: { kind: 'bytes' },
@@ -121,8 +154,8 @@ export const limitOptions = {
     schema: integer(64 * 1024, 1024 * MiB),
     scope: 'sandbox',
     help: "Memory one sandbox's overrides may take (estimated); one larger alone is 413 / 41300, one that no longer fits 429 / 42900",
-    default: 16 * MiB,
-    defaultText: 'the server: a sixty-fourth of the heap limit, at most 32MB; in process 16MB',
+    default: HEAP_SHARES.overridesBytes.inProcess,
+    defaultText: heapShareText('overridesBytes'),
     unit: 'bytes',
     lands: 'limits.overrides.bytes',
     flag: { kind: 'bytes' },
