@@ -35,18 +35,18 @@ export function flagOf(name: string, spec: OptionSpec): Options {
       }
     case 'list':
       return { ...common, type: 'string', array: true, coerce: listParser(name, spec) }
-    default:
-      return {
-        ...common,
-        type: 'string',
-        ...(spec.default === undefined || shown
-          ? {}
-          : {
-              default:
-                flag.kind === 'bytes' ? bytes.format(spec.default as number) : String(spec.default),
-            }),
-        coerce: parser(name, spec),
-      }
+    default: {
+      // Read as text (sizes like 16KB, exact messages for bad numbers); shown as it is typed.
+      const text =
+        spec.default === undefined || shown
+          ? undefined
+          : flag.kind === 'bytes'
+            ? bytes.format(spec.default as number)
+            : String(spec.default)
+      const options: Options = { ...common, type: 'string', coerce: parser(name, spec) }
+      if (text !== undefined) Object.assign(options, { default: text, defaultDescription: text })
+      return options
+    }
   }
 }
 

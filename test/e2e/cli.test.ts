@@ -69,6 +69,10 @@ describe('shop-sandbox CLI', () => {
     ]) {
       expect(stdout).toContain(text)
     }
+    // Defaults as they are typed: numbers and sizes unquoted (they are read as text).
+    expect(stdout).toContain('[default: 1]')
+    expect(stdout).toContain('[default: 16KB]')
+    expect(stdout).not.toMatch(/\[default: "\d/)
     // The commands a mistyped one is compared with are those the help lists.
     const commands = stdout.slice(stdout.indexOf('Commands:'), stdout.indexOf('Options:'))
     expect([...commands.matchAll(/^ {2}shop-sandbox (\w+)/gm)].map((match) => match[1])).toEqual(
