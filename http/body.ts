@@ -280,8 +280,9 @@ export function checkBody<S extends z.ZodType>(
     : body
   const result = safeParseReporting(schema, known)
   if (!result.success) {
+    // Unknown keys found above were taken out; those zod finds (where they were not looked
+    // for) are said here, so a refusal never goes without its reason.
     for (const issue of distinctIssues(result.error.issues)) {
-      if (checksFields && issue.code === 'unrecognized_keys') continue
       for (const problem of describeIssues(issue, root)) note(found, problem)
     }
   }
@@ -343,6 +344,14 @@ function knownPart(
     return copy ?? items
   }
   if (typeof value !== 'object' || value === null || Array.isArray(value)) return value
+  // A union with one object among its options (a delay: `150`, `"100-300"` or `{ min, max }`):
+  // an object is checked as that option (its unknown keys were dropped unsaid).
+  if (inner instanceof z.ZodUnion) {
+    const objects = (inner.options as z.ZodType[]).filter(
+      (option) => unwrap(option) instanceof z.ZodObject,
+    )
+    return objects.length === 1 ? knownPart(objects[0]!, value, path, rules, suffix, found) : value
+  }
   if (!(inner instanceof z.ZodObject)) return value
   const shape = inner.shape as Record<string, z.ZodType>
   const fields = value as Record<string, unknown>

@@ -13,7 +13,7 @@ export type Delay = number | { min: number; max: number }
 const schemas = once(() => {
   const delayMs = z.int().min(0).max(MAX_DELAY_MS)
   const delayRange = z
-    .object({ min: delayMs, max: delayMs })
+    .strictObject({ min: delayMs, max: delayMs })
     .refine((range) => range.min <= range.max, {
       message: 'min must not exceed max',
       path: ['max'],

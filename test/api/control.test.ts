@@ -226,6 +226,15 @@ describe('control API: /__sandbox/config', () => {
     expect(reply.status).toBe(422)
     expect(reply.body.code).toBe(42200)
   })
+
+  it('PATCH with an unknown key inside a delay range is 422 naming it, and changes nothing', async () => {
+    const reply = await control('PATCH', '/config', {
+      body: { delay: { min: 100, max: 400, jitter: 50 } },
+    })
+    expect(reply.status).toBe(422)
+    expect(reply.body.message).toBe('validation failed: delay.jitter: is not a known field')
+    expect((await control('GET', '/config')).body.data.delay).toBe(0)
+  })
 })
 
 describe('control API: the rest', () => {

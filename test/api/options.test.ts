@@ -16,6 +16,9 @@ describe('createSandbox options', () => {
     expect(() => createSandbox({ delay: { min: 5, max: 2 } })).toThrow(
       'Invalid sandbox options: delay.max: min must not exceed max',
     )
+    expect(() => createSandbox({ delay: { min: 1, max: 2, jitter: 5 } as never })).toThrow(
+      'Invalid sandbox options: delay.jitter: is not a known field',
+    )
     expect(() => createSandbox({ journalSize: -1, sandboxesMemory: 5 })).toThrow(
       'Invalid sandbox options: journalSize: must be at least 0; sandboxesMemory: must be at least 1048576',
     )

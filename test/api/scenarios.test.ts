@@ -296,6 +296,10 @@ describe('scenarios in code', () => {
         /Invalid scenario 'x': settings\.errorRate: must be at most 1/,
       ],
       [
+        { name: 'j', description: 'd', settings: { delay: { min: 1, max: 2, jitter: 500 } } },
+        /Invalid scenario 'j': settings\.delay\.jitter: is not a known field/,
+      ],
+      [
         { name: 'y', description: 'd', overrides: [{ path: '/a', response: { status: 99 } }] },
         /Invalid scenario 'y': overrides\[0\]: response\.status/,
       ],

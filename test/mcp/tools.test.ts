@@ -382,6 +382,11 @@ describe('shop-sandbox mcp, in process', () => {
         'headers: must name at most 50 headers (got 51)',
       ],
       ['set_settings', { errorRate: 2 }, 'errorRate: must be at most 1'],
+      [
+        'set_settings',
+        { delay: { min: 1, max: 2, jitter: 5 } },
+        'delay.jitter: is not a known field',
+      ],
       ['read_journal', { status: 'teapot' }, 'status'],
       // As over HTTP, in process too (50,000 characters gave an empty list here, a 400 there).
       ['read_journal', { path: `/${'a'.repeat(50_000)}` }, 'path: must be at most 2000 characters'],
