@@ -10,6 +10,7 @@ import {
 } from '../../contract/issues.js'
 import { jsonFootprint, MAX_JSON_DEPTH, notJson } from '../../contract/json-size.js'
 import { once } from '../../contract/once.js'
+import { clip } from '../../contract/params.js'
 import {
   headerNameProblem,
   headerValueProblem,
@@ -48,6 +49,20 @@ export const MAX_DEPTH = MAX_JSON_DEPTH
  */
 export const MIN_OVERRIDE_STATUS = 200
 
+/**
+ * A header name given before in another case (`Set-Cookie`, `set-cookie`): names are
+ * case-insensitive, and one of the two was lost unsaid. Null the first time (noted in `seen`).
+ */
+function twice(seen: Map<string, string>, name: string): string | null {
+  const key = name.toLowerCase()
+  const first = seen.get(key)
+  if (first === undefined) {
+    seen.set(key, name)
+    return null
+  }
+  return `is given twice, as '${clip(first)}' too (header names are case-insensitive); give it once`
+}
+
 /** Response headers: each name and value as HTTP allows, none the server owns (framing, connection). */
 const responseHeadersSchema = holdingNames(
   z.record(z.string(), z.string()).superRefine((headers, context) => {
@@ -59,9 +74,11 @@ const responseHeadersSchema = holdingNames(
         path: [],
         message: `must be at most ${MAX_HEADER_BYTES} bytes of headers (got ${bytes})`,
       })
+    const seen = new Map<string, string>()
     for (const [name, value] of Object.entries(headers)) {
       const problem =
         headerNameProblem(name) ??
+        twice(seen, name) ??
         (SERVER_OWNED_HEADERS.has(name.toLowerCase())
           ? `is set by the server (${[...SERVER_OWNED_HEADERS].join(', ')} cannot be overridden)`
           : headerValueProblem(value))
@@ -75,8 +92,10 @@ const responseHeadersSchema = holdingNames(
 /** Request headers an override requires: names as HTTP allows, values as given. */
 const requestHeadersSchema = holdingNames(
   z.record(z.string(), z.string().max(4000)).superRefine((headers, context) => {
+    const seen = new Map<string, string>()
     for (const name of Object.keys(headers)) {
-      const problem = headerNameProblem(name) ?? headerValueProblem(headers[name]!)
+      const problem =
+        headerNameProblem(name) ?? twice(seen, name) ?? headerValueProblem(headers[name]!)
       if (problem) context.addIssue({ code: 'custom', path: [name], message: problem })
     }
   }),

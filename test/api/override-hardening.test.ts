@@ -15,12 +15,30 @@ describe('overrides are validated field by field (422 naming the field)', () => 
     ['Transfer-Encoding', { 'Transfer-Encoding': 'chunked' }, 'response.headers.Transfer-Encoding'],
     ['Content-Length', { 'content-length': '5' }, 'response.headers.content-length'],
     ['Connection', { Connection: 'close' }, 'response.headers.Connection'],
+    // Names are case-insensitive: one of the two was stored, listed, and never sent.
+    [
+      'one name twice in two cases',
+      { 'Set-Cookie': 'session=abc', 'set-cookie': 'theme=dark' },
+      'response.headers.set-cookie',
+    ],
   ]
   it.each(bad)('%s', async (_, headers, field) => {
     const reply = await override({ path: '/users', response: { status: 200, headers } })
     expect(reply.status).toBe(422)
     expect(reply.body.code).toBe(42200)
     expect(reply.body.message).toContain(`${field}: `)
+  })
+
+  it('a header condition named twice in two cases is 422 too (it could never hold)', async () => {
+    const reply = await override({
+      path: '/users',
+      headers: { 'X-Client': 'ios', 'x-client': 'web' },
+      response: { status: 200 },
+    })
+    expect(reply.status).toBe(422)
+    expect(reply.body.message).toContain(
+      "headers.x-client: is given twice, as 'X-Client' too (header names are case-insensitive); give it once",
+    )
   })
 
   it.each([
