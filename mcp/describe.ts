@@ -66,11 +66,17 @@ export async function describeApi(
   target: Target,
   control: (method: string, path: string) => Promise<unknown>,
 ): Promise<ApiDescription> {
-  const [document, info, scenarios] = await Promise.all([
+  // Asked at once; a failure told in this order, the document's first (it says best what
+  // answered), not whichever came back first.
+  const settled = await Promise.allSettled([
     openApiOf(target),
     control('GET', '') as Promise<Json>,
     control('GET', '/scenarios?pageSize=100') as Promise<Json>,
   ])
+  for (const one of settled) if (one.status === 'rejected') throw one.reason
+  const [document, info, scenarios] = settled.map(
+    (one) => (one as PromiseFulfilledResult<Json>).value,
+  ) as [Awaited<ReturnType<typeof openApiOf>>, Json, Json]
   const { api } = info
   const schemas = document.components.schemas as Json
   const resources = (api.resources as Array<{ name: string; singular: string }>).map(
