@@ -216,7 +216,20 @@ class FlowingStdio extends StdioServerTransport {
     this.onmessage = (message: JSONRPCMessage) => {
       if ('method' in message) {
         if ('id' in message) this.flow.asked(message.id)
-        else if (message.method === 'notifications/cancelled') {
+        // The SDK's parse of a call sets a `__proto__` key of the arguments as their prototype:
+        // the key was gone before a tool saw it, and the call ran without it. Refused here,
+        // in the words a tool's input check uses for any key it does not take.
+        if ('id' in message && message.method === 'tools/call' && protoKeyed(message.params)) {
+          void this.send({
+            jsonrpc: '2.0',
+            id: message.id,
+            result: {
+              content: [{ type: 'text', text: 'Invalid input: __proto__: is not a known field' }],
+              isError: true,
+            },
+          })
+          return
+        } else if (message.method === 'notifications/cancelled') {
           const id = (message.params as { requestId?: unknown } | undefined)?.requestId
           if (typeof id === 'string' || typeof id === 'number') this.flow.settled(id)
         }
@@ -224,4 +237,10 @@ class FlowingStdio extends StdioServerTransport {
       handle?.(message)
     }
   }
+}
+
+/** Whether a call's arguments have a `__proto__` key of their own (as JSON.parse makes it). */
+function protoKeyed(params: unknown): boolean {
+  const args = (params as { arguments?: unknown } | undefined)?.arguments
+  return typeof args === 'object' && args !== null && Object.hasOwn(args, '__proto__')
 }

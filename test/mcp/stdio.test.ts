@@ -236,6 +236,33 @@ describe('shop-sandbox mcp over stdio, as a raw client sends', () => {
   })
 })
 
+describe('shop-sandbox mcp over stdio: a __proto__ key in a call’s arguments', () => {
+  it('is an error result naming it, and the call does not run without it', async () => {
+    const child = spawn(process.execPath, [bin, 'mcp'], { stdio: ['pipe', 'pipe', 'pipe'] })
+    const answers: Array<{
+      id: number
+      result?: { isError?: boolean; content: { text: string }[] }
+    }> = []
+    collectAnswers(child, answers)
+    initialized(child, 1, 'proto')
+    // Written as JSON text: JSON.parse makes `__proto__` a key of its own, as a client's line does.
+    child.stdin.write(
+      '{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"set_settings","arguments":{"__proto__":{"auth":false}}}}\n',
+    )
+    child.stdin.write(
+      '{"jsonrpc":"2.0","id":3,"method":"tools/call","params":{"name":"get_settings","arguments":{}}}\n',
+    )
+    while (!answers.some((answer) => answer.id === 3)) await once(child.stdout, 'data')
+    const refused = answers.find((answer) => answer.id === 2)!.result!
+    expect(refused.isError).toBe(true)
+    expect(refused.content[0]!.text).toBe('Invalid input: __proto__: is not a known field')
+    const settings = JSON.parse(answers.find((answer) => answer.id === 3)!.result!.content[0]!.text)
+    expect(settings.auth).toBe(true)
+    child.stdin.end()
+    await once(child, 'exit')
+  })
+})
+
 describe('shop-sandbox mcp with a client slow to read', () => {
   it('answers forty calls sent while it read nothing, with no warning on stderr but its first line', async () => {
     // Each answer some 40 kB: the pipe fills, and every answer after waits for it to drain.
