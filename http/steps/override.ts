@@ -1,5 +1,6 @@
 import { ApiError } from '../../contract/api-error.js'
 import { clip } from '../../contract/params.js'
+import type { CodeDefinition } from '../../contract/codes.js'
 import type { Catalog } from '../../resources/catalog.js'
 import type { MatchRequest } from '../../state/overrides/index.js'
 import { NEEDS_BODY, NO_JSON, overrideAnswer } from '../../state/overrides/index.js'
@@ -20,17 +21,18 @@ import { sleep } from './delay.js'
 
 /**
  * Overrides (CONTRACT C2): an override matching the request answers instead of the operation,
- * after routing, authentication and permission on a path of the API; without a token on a path
- * or method the API lacks (a stub). Costs nothing when the sandbox has none; reads the body
+ * after routing, authentication and permission on a path of the API (a method the route lacks
+ * is 405); without a token on a path the API lacks (a stub). Costs nothing when the sandbox has none; reads the body
  * only when an override's body condition needs it.
  */
 export const override: Step<Context, Answer> = {
   name: 'override',
   run(c, next) {
     const { overrides } = c.instance
-    if (overrides.size === 0) return next(c)
-    // A method-less override applies to the route's methods (a method the route lacks is 405
-    // first); on a path the API lacks, to any.
+    // On a path of the API, routing comes first (CONTRACT B4, C2): a method the route lacks is
+    // 405 whatever an override names; on a path the API lacks, any method may be stubbed.
+    if (overrides.size === 0 || (c.match !== null && c.operation === null)) return next(c)
+    // A method-less override applies to the route's methods; on a path the API lacks, to any.
     const methods = c.match === null ? null : routeMethods(c.match.route)
     const found = overrides.find(matchRequest(c), methods)
     if (found === null) return next(c)
@@ -54,7 +56,12 @@ export const override: Step<Context, Answer> = {
       const delay = response.delayMs ?? 0
       if (delay > 0) await sleep(delay)
       const allow = c.match === null ? overrides.methodsAt(c.path) : allowHeader(c.match.route)
-      return overrideAnswer(response, allow, messagesOf(c.host.catalog))
+      return overrideAnswer(
+        response,
+        allow,
+        messagesOf(c.host.catalog),
+        c.operation?.conflict ?? firstConflict(c.host.catalog),
+      )
     })()
   },
 }
@@ -127,6 +134,20 @@ function messagesOf(catalog: Catalog): ReadonlyMap<number, string> {
     codeMessages.set(catalog, messages)
   }
   return messages
+}
+
+/**
+ * A 409 on a path the API lacks (a stub): the API's first code with that status (the shop's
+ * 40001), else the generic one. On a route, its resource's own, as `Prefer: code=409` answers.
+ */
+const conflicts = new WeakMap<Catalog, CodeDefinition | undefined>()
+function firstConflict(catalog: Catalog): CodeDefinition | undefined {
+  if (!conflicts.has(catalog))
+    conflicts.set(
+      catalog,
+      Object.values(catalog.codes).find((code) => code.status === 409),
+    )
+  return conflicts.get(catalog)
 }
 
 /** The methods of a route, HEAD with GET: what a method-less override on it applies to. */

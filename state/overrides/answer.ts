@@ -1,4 +1,5 @@
 import { statusHeaders } from '../../contract/api-error.js'
+import type { CodeDefinition } from '../../contract/codes.js'
 import { codeForStatus, codes } from '../../contract/codes.js'
 import { JSON_CONTENT_TYPE } from '../../contract/envelope.js'
 import { jsonText } from '../../contract/json-text.js'
@@ -24,6 +25,8 @@ export function overrideAnswer(
   allow: string,
   /** The API's business codes' messages by number: a given `code` without `message` says its own. */
   messages: ReadonlyMap<number, string> = new Map(),
+  /** A 409's code and message without a `code` given: the route's own, as `Prefer: code=409`'s. */
+  conflict?: CodeDefinition,
 ): ApiResponse {
   if (response.drop) return { status: 0, headers: {}, body: null, code: null, drop: true }
   const status = response.status!
@@ -62,13 +65,15 @@ export function overrideAnswer(
     }
   }
   const known = codeForStatus[status]
-  const code = status < 300 ? 0 : (response.code ?? (known ? codes[known].code : status * 100))
+  const entry = status === 409 && conflict ? conflict : known ? codes[known] : undefined
+  const code = status < 300 ? 0 : (response.code ?? entry?.code ?? status * 100)
   const message =
     response.message ??
     (status < 300
       ? 'success'
-      : ((response.code !== undefined ? messages.get(response.code) : undefined) ??
-        (known ? codes[known].message : 'error')))
+      : response.code !== undefined
+        ? (messages.get(response.code) ?? (known ? codes[known].message : 'error'))
+        : (entry?.message ?? 'error'))
   const envelope = { code, message, data: status < 300 ? (response.data ?? null) : null }
   return {
     status,

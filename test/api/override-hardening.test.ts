@@ -288,15 +288,42 @@ describe('overrides match the paths the router accepts', () => {
     expect(encoded.body.message).toBe("user_id must be a positive integer, got '%33'")
   })
 
-  it('a method-less override applies only to the methods of its route: 405 comes first', async () => {
+  it('on a path of the API, routing comes first: a method the route lacks is 405, whatever an override names', async () => {
     await override({ path: '/users/{user_id}', response: { status: 200, data: 'stub' } })
     const reply = await call('POST', '/users/3', { token: null, body: {} })
     expect(reply.status).toBe(405)
     expect(reply.headers.get('allow')).toBe('GET, PUT, PATCH, DELETE')
-    // With the method named, it is a stub of a method the route lacks: no token needed.
+    // With the method named too (CONTRACT C2: after routing, authentication and permission;
+    // it answered 200 to a caller without a token).
     await override({ method: 'POST', path: '/users/{user_id}', response: { status: 202 } })
-    const stubbed = await call('POST', '/users/3', { token: null, overridden: true })
+    await override({ method: 'DELETE', path: '/users', response: { status: 200, data: 'gone' } })
+    for (const [method, path, allow] of [
+      ['POST', '/users/3', 'GET, PUT, PATCH, DELETE'],
+      ['DELETE', '/users', 'GET, POST'],
+    ]) {
+      for (const token of [null, undefined]) {
+        const refused = await call(method!, path!, { token })
+        expect(refused.status).toBe(405)
+        expect(refused.body.code).toBe(40500)
+        expect(refused.headers.get('allow')).toBe(allow)
+      }
+    }
+    // On a path the API lacks, a method is stubbed without a token.
+    await override({ method: 'POST', path: '/users/{user_id}/avatar', response: { status: 202 } })
+    const stubbed = await call('POST', '/users/3/avatar', { token: null, overridden: true })
     expect(stubbed.status).toBe(202)
+  })
+
+  it('a 409 without a code answers the code Prefer: code=409 answers there: the route’s own, on a stub the API’s first', async () => {
+    await override({ path: '/users/{user_id}', response: { status: 409 } })
+    await override({ path: '/orders-export', response: { status: 409 } })
+    const overridden = await call('GET', '/users/1', { overridden: true })
+    const forced = await call('GET', '/users/2', { headers: { prefer: 'code=409' } })
+    expect(overridden.status).toBe(409)
+    expect(overridden.body).toEqual({ code: 40001, message: 'Username already taken', data: null })
+    expect(forced.body.code).toBe(40001)
+    const stub = await call('GET', '/orders-export', { token: null, overridden: true })
+    expect(stub.body).toEqual({ code: 40001, message: 'Username already taken', data: null })
   })
 
   it("an override's 401, 405 and 429 carry the headers B4 and B5 require", async () => {
