@@ -14,7 +14,8 @@ import {
 import { describeApi, openApiOf } from './describe.js'
 import { Flow, lineGuard, MAX_LINE_BYTES, refuseLine } from './stdio.js'
 import type { Target } from './target.js'
-import { callTool, controlObject, inputJsonSchema, tools } from './tools.js'
+import type { ToolResult } from './tools.js'
+import { callTool, controlObject, inputJsonSchema, refused, tools } from './tools.js'
 
 /** JSON-RPC error code of `resources/read` for an unknown URI (MCP specification, Resources). */
 const RESOURCE_NOT_FOUND = -32002
@@ -93,11 +94,7 @@ export async function serveMcp(
         isError: true,
         content: [{ type: 'text' as const, text: calls.refusal }],
       }
-    return {
-      content: [{ type: 'text' as const, text: result.text }],
-      structuredContent: result.structured,
-      ...(result.isError ? { isError: true } : {}),
-    }
+    return callToolResult(result)
   })
   server.setRequestHandler(ListResourcesRequestSchema, async () => ({ resources }))
   server.setRequestHandler(ReadResourceRequestSchema, async (request) => {
@@ -223,10 +220,7 @@ class FlowingStdio extends StdioServerTransport {
           void this.send({
             jsonrpc: '2.0',
             id: message.id,
-            result: {
-              content: [{ type: 'text', text: 'Invalid input: __proto__: is not a known field' }],
-              isError: true,
-            },
+            result: callToolResult(refused(['__proto__: is not a known field'])),
           })
           return
         } else if (message.method === 'notifications/cancelled') {
@@ -243,4 +237,13 @@ class FlowingStdio extends StdioServerTransport {
 function protoKeyed(params: unknown): boolean {
   const args = (params as { arguments?: unknown } | undefined)?.arguments
   return typeof args === 'object' && args !== null && Object.hasOwn(args, '__proto__')
+}
+
+/** A tool's result as MCP sends it. */
+function callToolResult(result: ToolResult) {
+  return {
+    content: [{ type: 'text' as const, text: result.text }],
+    structuredContent: result.structured,
+    ...(result.isError ? { isError: true } : {}),
+  }
 }

@@ -570,7 +570,7 @@ const CLOSED = { strict: false, closed: true, readOnly: [] } as const
  * An error result naming the input's problems: as {@link shownProblems} shows them over HTTP, and
  * how many more (`uncounted`: found past them and never written out).
  */
-const refused = (problems: string[], uncounted = 0): ToolResult => {
+export const refused = (problems: string[], uncounted = 0): ToolResult => {
   const { shown, more } = shownProblems(problems, uncounted)
   return {
     structured: {
