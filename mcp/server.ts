@@ -212,17 +212,19 @@ class FlowingStdio extends StdioServerTransport {
     const handle = this.onmessage
     this.onmessage = (message: JSONRPCMessage) => {
       if ('method' in message) {
-        if ('id' in message) this.flow.asked(message.id)
-        // The SDK's parse of a call sets a `__proto__` key of the arguments as their prototype:
-        // the key was gone before a tool saw it, and the call ran without it. Refused here,
-        // in the words a tool's input check uses for any key it does not take.
-        if ('id' in message && message.method === 'tools/call' && protoKeyed(message.params)) {
-          void this.send({
-            jsonrpc: '2.0',
-            id: message.id,
-            result: callToolResult(refused(['__proto__: is not a known field'])),
-          })
-          return
+        if ('id' in message) {
+          this.flow.asked(message.id)
+          // The SDK's parse of a call sets a `__proto__` key of the arguments as their
+          // prototype: the key was gone before a tool saw it, and the call ran without it.
+          // Refused here, in the words a tool's input check uses for any key it does not take.
+          if (message.method === 'tools/call' && protoKeyed(message.params)) {
+            void this.send({
+              jsonrpc: '2.0',
+              id: message.id,
+              result: callToolResult(refused(['__proto__: is not a known field'])),
+            })
+            return
+          }
         } else if (message.method === 'notifications/cancelled') {
           const id = (message.params as { requestId?: unknown } | undefined)?.requestId
           if (typeof id === 'string' || typeof id === 'number') this.flow.settled(id)

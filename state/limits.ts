@@ -72,6 +72,7 @@ function heapShareText(name: HeapShared): string {
   const part = share === 4 ? 'a quarter' : 'a sixty-fourth'
   return `${part} of the heap limit, at most ${server / MiB}MB on the server and ${inProcess / MiB}MB in process`
 }
+
 const integer = (min: number, max: number) => () => z.int().min(min).max(max)
 
 /** The limits as options: one row each. */

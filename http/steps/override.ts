@@ -22,8 +22,8 @@ import { sleep } from './delay.js'
 /**
  * Overrides (CONTRACT C2): an override matching the request answers instead of the operation,
  * after routing, authentication and permission on a path of the API (a method the route lacks
- * is 405); without a token on a path the API lacks (a stub). Costs nothing when the sandbox has none; reads the body
- * only when an override's body condition needs it.
+ * is 405); without a token on a path the API lacks (a stub). Costs nothing when the sandbox has
+ * none; reads the body only when an override's body condition needs it.
  */
 export const override: Step<Context, Answer> = {
   name: 'override',
