@@ -17,20 +17,19 @@ afterEach(() => {
 })
 
 describe('memory bounds shared from the heap limit', () => {
-  it('in process, under a 512 MB heap: a quarter for the sandboxes and for writes, a sixty-fourth for overrides', () => {
-    heapLimit(512 * MiB)
+  it.each([
+    [
+      'under a 512 MB heap: a quarter for the sandboxes and for writes, a sixty-fourth for overrides',
+      512,
+      [128, 128, 8],
+    ],
+    ['under a large heap: at most 256 MB, 256 MB and 16 MB', 8192, [256, 256, 16]],
+  ] as const)('in process, %s', (_, heap, [sandboxes, written, overrides]) => {
+    heapLimit(heap * MiB)
     const { limits } = createSandbox().options
-    expect(limits.sandboxesMemory).toBe(128 * MiB)
-    expect(limits.writtenBytes).toBe(128 * MiB)
-    expect(limits.overrides.bytes).toBe(8 * MiB)
-  })
-
-  it('in process, under a large heap: at most 256 MB, 256 MB and 16 MB', () => {
-    heapLimit(8192 * MiB)
-    const { limits } = createSandbox().options
-    expect(limits.sandboxesMemory).toBe(256 * MiB)
-    expect(limits.writtenBytes).toBe(256 * MiB)
-    expect(limits.overrides.bytes).toBe(16 * MiB)
+    expect(limits.sandboxesMemory).toBe(sandboxes * MiB)
+    expect(limits.writtenBytes).toBe(written * MiB)
+    expect(limits.overrides.bytes).toBe(overrides * MiB)
   })
 
   it('on the server: the same shares, at most 512 MB, 512 MB and 32 MB', () => {
