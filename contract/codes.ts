@@ -90,3 +90,17 @@ export const codeForStatus: Readonly<Record<number, GenericCodeName>> = {
   503: 'serviceUnavailable',
   504: 'gatewayTimeout',
 }
+
+/**
+ * The code a status answers with when none is given (`Prefer: code=<status>`, an override's
+ * answer): a 409 the route's resource's own conflict when there is one (users: 40001), else the
+ * generic code of the status; undefined for a status that has none.
+ */
+export function codeOfStatus(
+  status: number,
+  conflict?: CodeDefinition,
+): CodeDefinition | undefined {
+  if (status === 409 && conflict) return conflict
+  const name = codeForStatus[status]
+  return name === undefined ? undefined : codes[name]
+}

@@ -1,6 +1,6 @@
 import { ApiError } from '../contract/api-error.js'
 import type { CodeDefinition } from '../contract/codes.js'
-import { codeForStatus, codes } from '../contract/codes.js'
+import { codeOfStatus } from '../contract/codes.js'
 import type { ApiRequest } from '../contract/exchange.js'
 
 /** The preferences of a `Prefer` header (RFC 7240) the sandbox honours. */
@@ -94,10 +94,9 @@ export function forcedError(
   allow: string,
   conflict?: CodeDefinition,
 ): ApiError | null {
-  const name = preferences.code === undefined ? undefined : codeForStatus[preferences.code]
-  if (!name) return null
-  // A 409 is the route's resource's own conflict (users: 40001), else the generic one.
-  const entry = preferences.code === 409 && conflict ? conflict : codes[name]
+  const entry =
+    preferences.code === undefined ? undefined : codeOfStatus(preferences.code, conflict)
+  if (!entry) return null
   return ApiError.from(
     entry,
     `${entry.message} (forced by Prefer: code=${preferences.code})`,

@@ -1,6 +1,6 @@
 import { statusHeaders } from '../../contract/api-error.js'
 import type { CodeDefinition } from '../../contract/codes.js'
-import { codeForStatus, codes } from '../../contract/codes.js'
+import { codeOfStatus } from '../../contract/codes.js'
 import { JSON_CONTENT_TYPE } from '../../contract/envelope.js'
 import { jsonText } from '../../contract/json-text.js'
 import type { ApiResponse } from '../../contract/exchange.js'
@@ -64,15 +64,14 @@ export function overrideAnswer(
       ...marks,
     }
   }
-  const known = codeForStatus[status]
-  const entry = status === 409 && conflict ? conflict : known ? codes[known] : undefined
+  const entry = codeOfStatus(status, conflict)
   const code = status < 300 ? 0 : (response.code ?? entry?.code ?? status * 100)
   const message =
     response.message ??
     (status < 300
       ? 'success'
       : response.code !== undefined
-        ? (messages.get(response.code) ?? (known ? codes[known].message : 'error'))
+        ? (messages.get(response.code) ?? codeOfStatus(status)?.message ?? 'error')
         : (entry?.message ?? 'error'))
   const envelope = { code, message, data: status < 300 ? (response.data ?? null) : null }
   return {
