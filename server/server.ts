@@ -78,11 +78,18 @@ function whenFree(socket: Duplex, then: () => void): void {
     // marked the connection's last, and Node would end the socket after it. This one closes it.
     current._last = false
     // After Node's own listener has detached the finished response from the socket.
-    setImmediate(() => (socket.writable ? then() : socket.destroy()))
+    // A response pipelined behind it may be attached next: that one is waited for too.
+    setImmediate(() => (socket.writable ? whenFree(socket, then) : socket.destroy()))
   }
   const gone = () => current.off('finish', free)
   current.prependOnceListener('finish', free)
   socket.once('close', gone)
+}
+
+/** Whether Node's parser is inside a request on `socket` (its head read, not all its body). */
+function stillReading(socket: Duplex): boolean {
+  const incoming = (socket as { parser?: { incoming?: IncomingMessage | null } }).parser?.incoming
+  return incoming != null && !incoming.complete
 }
 
 /** How long a connection answered outside HTTP's flow stays open for its client to read and close. */
@@ -249,10 +256,15 @@ export async function createApiSandboxServer(
     if (error.code === 'ECONNRESET') return socket.destroy()
     if (error.code === 'ERR_HTTP_REQUEST_TIMEOUT') return answerRaw(socket, 'timeout')
     const unknownMethod = unknownMethodRequest(error, socket)
-    // Anything else (bytes that are not HTTP, a client gone mid-request) is answered at once:
-    // the request before it may never be done.
-    if (!unknownMethod)
-      return answerRaw(socket, ApiError.of('invalidParameter', 'malformed HTTP request'))
+    if (!unknownMethod) {
+      const malformed = ApiError.of('invalidParameter', 'malformed HTTP request')
+      // Inside a request still being read (its body broken, a client gone mid-request): at once,
+      // as that request can never be done. After whole requests (bytes that are not HTTP behind
+      // them): once they are answered, in order; a write acknowledged 201 was told 400 before.
+      if (stillReading(socket)) return answerRaw(socket, malformed)
+      answering.add(socket)
+      return whenFree(socket, () => answerRaw(socket, malformed))
+    }
     answering.add(socket)
     whenFree(socket, () => answerOnce(socket, bodilessExchange(unknownMethod, socket)))
   })

@@ -203,6 +203,44 @@ describe.each(['fast', 'msw'] as const)('bytes on the wire (--transport %s)', (t
     expect(alive.status).toBe(200)
   })
 
+  it('bytes that are not HTTP behind whole requests: those are answered first, then 400 (a create was told only 400)', async () => {
+    const admin = 'Authorization: Bearer sandbox-admin-token'
+    const post = (name: string, delay: string) => {
+      const body = JSON.stringify({ name, email: `${name.replace(' ', '.')}@example.com` })
+      const head = ['POST /users HTTP/1.1', 'Host: 127.0.0.1', admin, `X-Sandbox-Delay: ${delay}`]
+      return [...head, 'Content-Type: application/json', `Content-Length: ${body.length}`, '', body]
+    }
+    const statusesOf = (answer: Buffer) =>
+      [...answer.toString('latin1').matchAll(/HTTP\/1\.1 (\d{3}) /g)].map((found) => found[1])
+    // Written without ending the socket: the server closes it after its 400.
+    const behind = await new Promise<Buffer>((resolve) => {
+      const socket = connect(server.port, '127.0.0.1')
+      const chunks: Buffer[] = []
+      socket.on('data', (chunk) => chunks.push(chunk))
+      socket.on('close', () => resolve(Buffer.concat(chunks)))
+      const get = ['GET /users/1 HTTP/1.1', 'Host: 127.0.0.1', admin, 'X-Sandbox-Delay: 30', '']
+      socket.write(`${[...get, ...post('Behind Bytes', '30')].join('\r\n')}x`)
+    })
+    expect(statusesOf(behind)).toEqual(['200', '201', '400'])
+    // Inside a body (a chunk size that is no number), at once: that request can never be done.
+    const broken = await rawAnswer([
+      ...post('Never Made', '0').slice(0, 4),
+      'Content-Type: application/json',
+      'Transfer-Encoding: chunked',
+      '',
+      '5\r\n{"nam\r\nZZ',
+    ])
+    expect(statusesOf(broken)).toEqual(['400'])
+    const made = await fetch(`${server.url}/users?keyword=@example.com&pageSize=100`, {
+      headers: { authorization: 'Bearer sandbox-admin-token' },
+    })
+    const names = ((await made.json()) as { data: { list: { name: string }[] } }).data.list.map(
+      (user) => user.name,
+    )
+    expect(names).toContain('Behind Bytes')
+    expect(names).not.toContain('Never Made')
+  })
+
   it('a Latin-1 header value goes out as Latin-1 bytes, beside a body (not as UTF-8)', async () => {
     await add({
       path: '/users',
