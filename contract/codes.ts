@@ -14,8 +14,8 @@ export const codes = {
   notFound: { code: 40400, status: 404, message: 'resource not found' },
   methodNotAllowed: { code: 40500, status: 405, message: 'method not allowed' },
   /**
-   * A conflict without one of the API's own codes: what `Prefer: code=409` answers on a route
-   * whose resource declares none (the sandbox's own code; CONTRACT B5 lists the API's).
+   * A conflict without one of the API's own codes: what `Prefer: code=409` answers in an API
+   * that declares no 409 code at all (the sandbox's own code; CONTRACT B5 lists the API's).
    */
   conflict: { code: 40900, status: 409, message: 'conflict' },
   payloadTooLarge: { code: 41300, status: 413, message: 'body larger than 1 MiB' },
@@ -93,8 +93,8 @@ export const codeForStatus: Readonly<Record<number, GenericCodeName>> = {
 
 /**
  * The code a status answers with when none is given (`Prefer: code=<status>`, an override's
- * answer): a 409 the route's resource's own conflict when there is one (users: 40001), else the
- * generic code of the status; undefined for a status that has none.
+ * answer): a 409 the `conflict` given (the route's resource's own, users: 40001, else the API's
+ * first, `Catalog.conflict`) when there is one, else the generic code of the status; undefined for a status that has none.
  */
 export function codeOfStatus(
   status: number,

@@ -183,6 +183,12 @@ export class Catalog {
   readonly fakerLocale: (() => LocaleDefinition) | null
   /** The API's own business codes (the generic ones are everyone's), by name. */
   readonly codes: Readonly<Record<string, CodeDefinition>>
+  /**
+   * The API's first code with status 409 (the shop's 40001), if any: the conflict of a route with
+   * no resource of its own (`POST /sessions`) and of a stub, for `Prefer: code=409` and an
+   * override's 409 alike; a resource's route answers its own.
+   */
+  readonly conflict: CodeDefinition | undefined
   readonly #byName = new Map<string, Resource>()
   readonly #code: ReturnType<typeof codeResolver>
 
@@ -209,6 +215,7 @@ export class Catalog {
     if (!proven.has(api)) checkCatalog(api, own)
     this.api = api
     this.codes = api.codes ?? {}
+    this.conflict = Object.values(this.codes).find((code) => code.status === 409)
     this.#code = codeResolver(api)
     const resources = api.resources.map((definition) => compile(definition, this.#code))
     for (const resource of resources) this.#byName.set(resource.name, resource)

@@ -48,17 +48,18 @@ function answerRaw(socket: Duplex, answer: 'timeout' | ApiError): void {
     socket.destroy()
     return
   }
-  const id = `X-Request-Id: ${requestIdFor(null)}\r\n`
+  // The headers every answer carries (CONTRACT B6; Vary as the front sets it).
+  const ours = `X-Request-Id: ${requestIdFor(null)}\r\nVary: Origin\r\n`
   if (answer === 'timeout') {
     return closeWith(
       socket,
-      `HTTP/1.1 408 Request Timeout\r\nConnection: close\r\n${id}Content-Length: 0\r\n\r\n`,
+      `HTTP/1.1 408 Request Timeout\r\nConnection: close\r\n${ours}Content-Length: 0\r\n\r\n`,
     )
   }
   const body = failure(answer).body ?? ''
   closeWith(
     socket,
-    `HTTP/1.1 ${answer.status} ${STATUS_CODES[answer.status]}\r\nConnection: close\r\n${id}Content-Type: ${JSON_CONTENT_TYPE}\r\nContent-Length: ${Buffer.byteLength(body)}\r\n\r\n${body}`,
+    `HTTP/1.1 ${answer.status} ${STATUS_CODES[answer.status]}\r\nConnection: close\r\n${ours}Content-Type: ${JSON_CONTENT_TYPE}\r\nContent-Length: ${Buffer.byteLength(body)}\r\n\r\n${body}`,
   )
 }
 
@@ -256,18 +257,22 @@ export async function createApiSandboxServer(
     if (error.code === 'ECONNRESET') return socket.destroy()
     if (error.code === 'ERR_HTTP_REQUEST_TIMEOUT') return answerRaw(socket, 'timeout')
     const unknownMethod = unknownMethodRequest(error, socket)
-    if (!unknownMethod) {
-      const malformed = ApiError.of('invalidParameter', 'malformed HTTP request')
-      // Inside a request still being read (its body broken, a client gone mid-request): at once,
-      // as that request can never be done. After whole requests (bytes that are not HTTP behind
-      // them): once they are answered, in order; a write acknowledged 201 was told 400 before.
-      if (stillReading(socket)) return answerRaw(socket, malformed)
-      answering.add(socket)
-      return whenFree(socket, () => answerRaw(socket, malformed))
-    }
+    const malformed = ApiError.of('invalidParameter', 'malformed HTTP request')
+    // Inside a request still being read (its body broken, a client gone mid-request): at once,
+    // as that request can never be done. After whole requests (bytes that are not HTTP behind
+    // them, a request of an unknown method): once they are answered, in order; a write
+    // acknowledged 201 was told 400 before.
+    if (!unknownMethod && stillReading(socket)) return answerRaw(socket, malformed)
     answering.add(socket)
-    whenFree(socket, () => answerOnce(socket, bodilessExchange(unknownMethod, socket)))
+    whenFree(socket, () =>
+      unknownMethod
+        ? answerOnce(socket, bodilessExchange(unknownMethod, socket))
+        : answerRaw(socket, malformed),
+    )
   })
+  // An `Expect` other than 100-continue: served like any request (RFC 9110 §10.1.1 lets a server
+  // ignore an expectation it does not know), not Node's bare 417 without the request id.
+  server.on('checkExpectation', listener)
   // CONNECT to a path (`CONNECT /users/1`) is a method its route does not take: 405 with
   // `Allow`, as any other (B2). To a host (`CONNECT example.com:443`) it asks for a tunnel,
   // and the sandbox is no proxy: refused by the Host check first, as every request is, else 404.

@@ -1,6 +1,5 @@
 import { ApiError } from '../../contract/api-error.js'
 import { clip } from '../../contract/params.js'
-import type { CodeDefinition } from '../../contract/codes.js'
 import type { Catalog } from '../../resources/catalog.js'
 import type { MatchRequest } from '../../state/overrides/index.js'
 import { NEEDS_BODY, NO_JSON, overrideAnswer } from '../../state/overrides/index.js'
@@ -60,7 +59,7 @@ export const override: Step<Context, Answer> = {
         response,
         allow,
         messagesOf(c.host.catalog),
-        c.operation?.conflict ?? firstConflict(c.host.catalog),
+        c.operation?.conflict ?? c.host.catalog.conflict,
       )
     })()
   },
@@ -134,20 +133,6 @@ function messagesOf(catalog: Catalog): ReadonlyMap<number, string> {
     codeMessages.set(catalog, messages)
   }
   return messages
-}
-
-/**
- * A 409 on a path the API lacks (a stub): the API's first code with that status (the shop's
- * 40001), else the generic one. On a route, its resource's own, as `Prefer: code=409` answers.
- */
-const conflicts = new WeakMap<Catalog, CodeDefinition | undefined>()
-function firstConflict(catalog: Catalog): CodeDefinition | undefined {
-  if (!conflicts.has(catalog))
-    conflicts.set(
-      catalog,
-      Object.values(catalog.codes).find((code) => code.status === 409),
-    )
-  return conflicts.get(catalog)
 }
 
 /** The methods of a route, HEAD with GET: what a method-less override on it applies to. */

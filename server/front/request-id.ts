@@ -5,7 +5,8 @@ import type { Front } from './context.js'
 /**
  * The request id (CONTRACT B6), chosen once here for every answer the front or the pipeline
  * makes (the lean transport hands it to the pipeline; through MSW the pipeline chooses the same
- * way); a closing server's answers close their connection. Not written into the request's
+ * way), and `Vary: Origin` on every one of them, refusals too (see the cors step); a closing
+ * server's answers close their connection. Not written into the request's
  * headers: the journal keeps the headers the client sent, and it sent none.
  */
 export const requestId: Step<Front, void> = {
@@ -14,6 +15,7 @@ export const requestId: Step<Front, void> = {
     const sent = f.req.headers['x-request-id']
     const id = requestIdFor(typeof sent === 'string' ? sent : null)
     f.frame['x-request-id'] = id
+    f.frame.vary = 'Origin'
     if (f.server.draining) f.frame.connection = 'close'
     next(f)
   },

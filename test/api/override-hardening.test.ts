@@ -324,6 +324,13 @@ describe('overrides match the paths the router accepts', () => {
     expect(forced.body.code).toBe(40001)
     const stub = await call('GET', '/orders-export', { token: null, overridden: true })
     expect(stub.body).toEqual({ code: 40001, message: 'Username already taken', data: null })
+    // A route of no resource (sessions) forces the API's first too: a code B5 lists, not 40900.
+    const session = await call('POST', '/sessions', {
+      token: null,
+      headers: { prefer: 'code=409' },
+    })
+    expect(session.status).toBe(409)
+    expect(session.body.code).toBe(40001)
   })
 
   it("an override's 401, 405 and 429 carry the headers B4 and B5 require", async () => {

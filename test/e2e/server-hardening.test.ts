@@ -349,6 +349,23 @@ describe.each(['fast', 'msw'] as const)('bytes on the wire (--transport %s)', (t
     expect(hostless).toMatch(/\r\nx-request-id: \S+\r\n/i)
   })
 
+  it('answers the server makes before the pipeline carry X-Request-Id and Vary: Origin too (B6); an unknown Expect is served', async () => {
+    const answers = await Promise.all(
+      [
+        ['GET /users/1 HTTP/1.1', 'Host: evil.test'], // the Host check's 403
+        ['GET /users/%2e/1 HTTP/1.1', 'Host: 127.0.0.1'], // a dot segment's 400
+        ['GET /users/1 HTTP/1.1', 'Host: 127.0.0.1', 'Content-Length: x'], // not HTTP: 400
+        ['GET /users/1 HTTP/1.1', 'Host: 127.0.0.1', 'Expect: teapot'], // 401: served
+      ].map(async (lines) => (await rawAnswer([...lines, 'Connection: close'])).toString('latin1')),
+    )
+    expect(answers.map((answer) => answer.slice(9, 12))).toEqual(['403', '400', '400', '401'])
+    for (const answer of answers) {
+      expect(answer).toMatch(/\r\nx-request-id: \S+\r\n/i)
+      expect(answer).toMatch(/\r\nvary: Origin\r\n/i)
+    }
+    expect(answers[3]).toContain('"code":40100')
+  })
+
   it('a Host that names no host is refused without advice to allow it', async () => {
     for (const host of ['', 'localhost:80:81', 'a b', 'evil.test#.localhost', '127.0.0.1:99999']) {
       const answer = (
