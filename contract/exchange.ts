@@ -51,7 +51,12 @@ export interface ApiResponse {
   passthrough?: boolean
   /** The business code of the envelope (0 for success, also for 204); null when dropped. */
   code: number | null
-  /** Set when the sandbox drops the connection instead of answering (fault injection). */
+  /**
+   * Set when the sandbox drops the connection instead of answering (fault injection), status 0;
+   * or after an interim answer, an override's 1xx `status`: the Node server sends it (HTTP/1.1)
+   * and then closes the connection; through MSW, where a Fetch `Response` cannot be a 1xx, it is
+   * a network error as a drop is.
+   */
   drop?: boolean
   /**
    * Set when a header value holds characters past ASCII (an override's `café`): HTTP carries

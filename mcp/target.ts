@@ -86,7 +86,7 @@ export function inProcess(sandbox: Sandbox): Target {
         headers,
         ...(body === undefined ? {} : { body }),
       })
-      // A dropped request (a drop override, dropRate) has no answer: status 0.
+      // A dropped request (a drop override, a 1xx, dropRate) has no answer: status 0.
       return asAnswer(response)
     },
   }
@@ -117,6 +117,10 @@ export function remote(url: string, timeoutMs = TIMEOUT_MS): Target {
   }
 }
 
+/** What drops a connection on purpose, told with each dropped request. */
+export const DROPPED_ON_PURPOSE =
+  'a drop override, an override answering a 1xx, or dropRate does this on purpose'
+
 /** Why a request to a running server got no answer, in words. */
 function unreachable(origin: string, error: unknown, timeoutMs: number): string {
   const cause = (error as { cause?: { code?: string; errors?: Array<{ code?: string }> } }).cause
@@ -124,6 +128,6 @@ function unreachable(origin: string, error: unknown, timeoutMs: number): string 
   if ((error as Error).name === 'TimeoutError')
     return `the sandbox server at ${origin} did not answer within ${timeoutMs / 1000} s`
   if (code === 'ECONNRESET' || code === 'UND_ERR_SOCKET')
-    return `the sandbox server at ${origin} dropped the connection (a drop override or dropRate does this on purpose)`
+    return `the sandbox server at ${origin} dropped the connection (${DROPPED_ON_PURPOSE})`
   return `cannot reach the sandbox server at ${origin}: ${code ?? (error as Error).message}`
 }

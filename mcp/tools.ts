@@ -11,6 +11,7 @@ import { runtimeConfigPatchSchema } from '../state/runtime-config.js'
 import { describeApi } from './describe.js'
 import { ToolError } from './errors.js'
 import type { Answer, Target } from './target.js'
+import { DROPPED_ON_PURPOSE } from './target.js'
 
 /**
  * The MCP server's tools (CONTRACT C6): what a developer does with the sandbox, as an agent
@@ -294,7 +295,7 @@ export const tools: readonly Tool[] = [
       // the status, each header as HTTP writes it, a blank line, the body.
       const head =
         answer.status === 0
-          ? `no answer to ${method} ${shown}: the connection was dropped (a drop override or dropRate does this on purpose)`
+          ? `no answer to ${method} ${shown}: the connection was dropped (${DROPPED_ON_PURPOSE})`
           : [
               `${answer.status} for ${method} ${shown}`,
               ...Object.entries(answer.headers).map(([name, value]) => `${name}: ${value}`),

@@ -24,7 +24,8 @@ export function sendAnswer(
     console.error('[shop-sandbox] cannot write an answer:', error),
 ): void {
   if (answer.drop) {
-    drop(req, res)
+    if (answer.status >= 100 && req.httpVersionMinor > 0) interim(req, res, answer, frame)
+    else drop(req, res)
     return
   }
   if (res.headersSent || res.destroyed) return
@@ -132,10 +133,36 @@ export function setFrame(res: ServerResponse, frame: FrameHeaders): void {
   for (const [name, value] of Object.entries(frame)) res.setHeader(name, value)
 }
 
-/** Resets the connection: what a dropped request (fault injection) looks like to the client. */
+/**
+ * An override's 1xx: sent as the interim answer it is, in its turn on the connection (Node
+ * keeps pipelined answers in order), then the connection is closed, as no final answer follows.
+ * HTTP/1.0 has no 1xx (RFC 9110 §15.2): that client's connection is dropped.
+ */
+function interim(
+  req: IncomingMessage,
+  res: ServerResponse,
+  answer: ApiResponse,
+  frame: FrameHeaders,
+): void {
+  if (res.headersSent || res.destroyed) return
+  res.writeHead(answer.status, { ...frame, ...answer.headers, connection: 'close' })
+  res.end()
+}
+
+/**
+ * Resets the connection: what a dropped request (fault injection) looks like to the client. A
+ * request pipelined behind others waits for its turn (Node gives it the socket once the answer
+ * before it is out), so the answers already due on the connection reach the client first.
+ */
 export function drop(req: IncomingMessage, res: ServerResponse): void {
   dropped.add(res)
-  req.socket.resetAndDestroy()
+  const socket = req.socket
+  const cut = () => {
+    if (socket.writableLength === 0) socket.resetAndDestroy()
+    else socket.once('drain', () => socket.resetAndDestroy())
+  }
+  if (res.socket) cut()
+  else res.once('socket', cut)
 }
 
 /**

@@ -20,7 +20,7 @@ export interface JournalEntry {
   method: string
   path: string
   query: Record<string, string | string[]>
-  /** HTTP status answered; 0 when the connection was dropped. */
+  /** HTTP status answered; 0 when the connection was dropped (an override's 1xx: its status). */
   status: number
   durationMs: number
   /** The parsed JSON body, with passwords and tokens redacted; absent when there was none. */

@@ -18,7 +18,8 @@ import type { OverrideResponse } from './schemas.js'
  * status that always carries a header (401's `WWW-Authenticate`, 405's `Allow`, 429's
  * `Retry-After`) gets it unless the override gives its own. Headers are checked again here
  * (they were at creation): an answer with a header HTTP cannot carry becomes a 500 envelope
- * instead of a crash while writing.
+ * instead of a crash while writing. A 1xx answers as a drop that keeps its status and headers
+ * (`ApiResponse.drop`).
  */
 export function overrideAnswer(
   response: OverrideResponse,
@@ -44,6 +45,8 @@ export function overrideAnswer(
     if (pastAscii(value)) latin1 = true
   }
   const marks = latin1 ? { latin1Headers: true } : {}
+  // A 1xx is no final answer: sent as an interim one, then the connection is closed.
+  if (status < 200) return { status, headers, body: null, code: null, drop: true, ...marks }
   // Statuses that never carry content (RFC 9110: 204, 205 Reset Content, 304).
   const noBody = status === 204 || status === 205 || status === 304
   if (response.text !== undefined) {

@@ -20,7 +20,6 @@ export {
   MAX_HEADER_BYTES,
   MAX_PATH,
   MAX_SEQUENCE,
-  MIN_OVERRIDE_STATUS,
   overrideInputSchema,
   overrideMethods,
   overrideSchema,

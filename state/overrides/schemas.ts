@@ -44,10 +44,11 @@ export const MAX_PATH_SEGMENTS = 64
 export const MAX_DEPTH = MAX_JSON_DEPTH
 
 /**
- * The lowest status an override may answer: a 1xx is an interim answer, never a final one (a
- * client would wait for the real answer until its timeout), so it is refused.
+ * The statuses an override may answer (CONTRACT C2). A 1xx is an interim answer, never a final
+ * one: it is sent as one and the connection closed after it (see `overrideAnswer`).
  */
-export const MIN_OVERRIDE_STATUS = 200
+export const OVERRIDE_STATUSES = { min: 100, max: 599 } as const
+const statusRange = `from ${OVERRIDE_STATUSES.min} to ${OVERRIDE_STATUSES.max}`
 
 /**
  * A header name given before in another case (`Set-Cookie`, `set-cookie`): names are
@@ -121,10 +122,12 @@ const overrideResponseSchema = once(() =>
       .strictObject({
         status: documented(
           z
-            .int('must be an integer from 200 to 599')
-            .min(MIN_OVERRIDE_STATUS, 'must be from 200 to 599 (a 1xx is not a final answer)')
-            .max(599, 'must be from 200 to 599'),
-          { description: 'The HTTP status, 200-599. Required unless `drop` is true.' },
+            .int(`must be an integer ${statusRange}`)
+            .min(OVERRIDE_STATUSES.min, `must be ${statusRange}`)
+            .max(OVERRIDE_STATUSES.max, `must be ${statusRange}`),
+          {
+            description: `The HTTP status, ${OVERRIDE_STATUSES.min}-${OVERRIDE_STATUSES.max} (a 1xx is sent as an interim answer and the connection closed after it). Required unless \`drop\` is true.`,
+          },
         ).optional(),
         code: documented(z.int().min(0).max(99_999), {
           description: 'The business code; default: the B5 code of the status.',
@@ -295,7 +298,7 @@ export type ParsedOverride = z.output<ReturnType<typeof overrideInputSchema>>
 /**
  * An override validated as `POST /__sandbox/overrides` validates it, as a copy of its own, or a
  * TypeError naming each bad field after `prefix` (`Invalid override: response.status: must be
- * from 200 to 599`).
+ * from 100 to 599`).
  */
 export function parseOverride(input: unknown, prefix = 'Invalid override'): ParsedOverride {
   if (typeof input !== 'object' || input === null || Array.isArray(input))

@@ -122,6 +122,19 @@ describe('CONTRACT C2: overrides', () => {
     await expect(call('GET', '/users/1')).rejects.toThrow()
   })
 
+  it('a 1xx is taken (100-599) and, no final answer, is a network error through MSW; the journal keeps it', async () => {
+    const made = await override({ path: '/users/1', times: 1, response: { status: 103 } })
+    expect(made.status).toBe(201)
+    await expect(call('GET', '/users/1')).rejects.toThrow()
+    const journal = await call('GET', '/__sandbox/requests?status=103', { token: null })
+    expect(journal.body.data.total).toBe(1)
+    expect(journal.body.data.list[0].overrideId).toBe(made.body.data.id)
+    for (const status of [99, 600])
+      expect((await override({ path: '/users/1', response: { status } })).body.message).toBe(
+        'validation failed: response.status: must be from 100 to 599',
+      )
+  })
+
   it('lists oldest first, removes one (404 when unknown) or all; DELETE /__sandbox/db leaves them', async () => {
     const first = (await override({ path: '/a', response: { status: 200 } })).body.data
     await override({ path: '/b', times: 3, response: { status: 200 } })

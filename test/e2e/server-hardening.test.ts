@@ -366,6 +366,33 @@ describe.each(['fast', 'msw'] as const)('bytes on the wire (--transport %s)', (t
     expect(answers[3]).toContain('"code":40100')
   })
 
+  it("an override's 1xx is sent as the interim answer it is, then the connection closed (MSW: cut)", async () => {
+    await add({
+      path: '/products/2',
+      times: 2,
+      response: { status: 103, headers: { Link: '</app.css>; rel=preload' } },
+    })
+    const admin = 'Authorization: Bearer sandbox-admin-token'
+    const lines = ['GET /products/2 HTTP/1.1', 'Host: 127.0.0.1', admin]
+    // Pipelined behind a whole answer: that one first, then the 103, then nothing.
+    const both = (
+      await rawAnswer(['GET /users/1 HTTP/1.1', 'Host: 127.0.0.1', admin, '', ...lines])
+    ).toString('latin1')
+    expect(both.startsWith('HTTP/1.1 200')).toBe(true)
+    const after = both.slice(both.indexOf('HTTP/1.1', 12))
+    if (transport === 'fast') {
+      expect(after).toMatch(/^HTTP\/1\.1 103 Early Hints\r\n/)
+      expect(after).toMatch(/\r\nlink: <\/app\.css>; rel=preload\r\n/i)
+      expect(after.endsWith('\r\n\r\n')).toBe(true)
+    } else expect(both.indexOf('HTTP/1.1', 12)).toBe(-1)
+    // A client that takes 1xx as interim (fetch) waits for a final answer that never comes.
+    await expect(
+      fetch(`${server.url}/products/2`, {
+        headers: { authorization: 'Bearer sandbox-admin-token' },
+      }),
+    ).rejects.toThrow(TypeError)
+  })
+
   it('a Host that names no host is refused without advice to allow it', async () => {
     for (const host of ['', 'localhost:80:81', 'a b', 'evil.test#.localhost', '127.0.0.1:99999']) {
       const answer = (
