@@ -24,7 +24,7 @@ import type { ApiRequest, ApiResponse } from '../contract/exchange.js'
 import { madeDurable } from './durable.js'
 import type { Route } from './router.js'
 import { CONTROL_PREFIX } from './context.js'
-import { operationFor, Router } from './router.js'
+import { allowHeader, operationFor, Router } from './router.js'
 import { clip } from '../contract/params.js'
 import type { JournalFilter } from '../state/journal.js'
 import {
@@ -626,6 +626,9 @@ export function handleControl(
   const match = controlRouter(host.catalog).match(path)
   if (!match)
     throw ApiError.of('notFound', `no control route ${request.method} ${CONTROL_PREFIX}${path}`)
+  // `OPTIONS` without a preflight: the route's methods, as on the API's routes (B2).
+  if (request.method === 'OPTIONS')
+    return Promise.resolve(noContent({ allow: allowHeader(match.route) }))
   const operation = operationFor(match.route, request.method, CONTROL_PREFIX)
   return Promise.resolve(
     operation.run({

@@ -1,7 +1,9 @@
 import type { IncomingMessage, ServerResponse } from 'node:http'
+import { ApiError } from '../contract/api-error.js'
+import { failure, noContent } from '../contract/envelope.js'
 import { mountConsole } from '../console/mount.js'
 import type { FrameHeaders } from './respond.js'
-import { sendPage } from './respond.js'
+import { sendAnswer, sendPage } from './respond.js'
 
 /**
  * `GET /__sandbox/ui`: the sandbox console, one page and one script from the package (no CDN,
@@ -34,7 +36,6 @@ export function consolePage(): (
   frame: FrameHeaders,
 ) => boolean {
   return (req, res, path, frame) => {
-    if (req.method !== 'GET' && req.method !== 'HEAD') return false
     let body: string
     let type: string
     if (path === '/__sandbox/ui' || path === '/__sandbox/ui/') {
@@ -42,6 +43,21 @@ export function consolePage(): (
     } else if (path === '/__sandbox/ui/console.js') {
       ;[body, type] = [script, 'text/javascript; charset=utf-8']
     } else return false
+    // Another method: what any control route answers for one it does not take (B2).
+    if (req.method !== 'GET' && req.method !== 'HEAD') {
+      const answer =
+        req.method === 'OPTIONS'
+          ? noContent({ allow: 'GET' })
+          : failure(
+              ApiError.of(
+                'methodNotAllowed',
+                `${req.method?.slice(0, 20)} is not allowed on ${path}; allowed: GET`,
+                { allow: 'GET' },
+              ),
+            )
+      sendAnswer(req, res, answer, frame)
+      return true
+    }
     sendPage(req, res, frame, type, body, {
       // Everything from this origin, nothing inline but styles: a page that steers the sandbox runs no foreign code.
       'content-security-policy':

@@ -248,7 +248,11 @@ describe('control API: the rest', () => {
 
   it('unknown control paths are 404, wrong methods 405', async () => {
     expect((await control('GET', '/nothing')).status).toBe(404)
-    expect((await control('POST', '/db')).status).toBe(405)
+    const wrong = await control('POST', '/db')
+    expect([wrong.status, wrong.headers.get('allow')]).toEqual([405, 'GET, PUT, DELETE'])
+    // OPTIONS without a preflight lists the methods, as on the API's routes.
+    const options = await control('OPTIONS', '/overrides')
+    expect([options.status, options.headers.get('allow')]).toEqual([204, 'GET, POST, DELETE'])
   })
 
   it('is off with control: false (404)', async () => {

@@ -230,6 +230,15 @@ describe.each(['fast', 'msw'] as const)('GET / (%s transport)', (transport) => {
     expect(page).toContain(`${root().slice(0, -1)}/api/sessions`)
   })
 
+  it('the console page takes GET: another method is 405 with Allow, OPTIONS 204, as on control routes', async () => {
+    const at = (method: string) => fetch(`${root()}__sandbox/ui`, { method })
+    const posted = await at('POST')
+    expect([posted.status, posted.headers.get('allow')]).toEqual([405, 'GET'])
+    expect((await posted.json()).code).toBe(40500)
+    const options = await at('OPTIONS')
+    expect([options.status, options.headers.get('allow')]).toEqual([204, 'GET'])
+  })
+
   it.each([
     ['a request that does not ask for HTML', 'GET', 'application/json'],
     ['a POST from a browser', 'POST', 'text/html'],
