@@ -20,13 +20,14 @@ export const shopScenarios: readonly ScenarioDefinition[] = [
   defineScenario({
     name: 'empty',
     description: 'The two fixed accounts only: no other users, no products, no orders',
+    // Loaded, not deleted: the id sequences start after what is left (users 3, products and
+    // orders 1), as in a shop that never had more; records deleted would keep the seed's.
     data: (db: Store) => {
-      for (const order of db.table<Order>('orders').all()) db.table('orders').delete(order.id)
-      for (const product of db.table<Product>('products').all())
-        db.table('products').delete(product.id)
+      db.table<Order>('orders').load([])
+      db.table<Product>('products').load([])
       const accounts = new Set<number>(fixedAccounts.map((account) => account.id))
-      for (const user of db.table<User>('users').all())
-        if (!accounts.has(user.id)) db.table('users').delete(user.id)
+      const users = db.table<User>('users')
+      users.load(users.all().filter((user) => accounts.has(user.id)))
     },
   }),
   defineScenario({

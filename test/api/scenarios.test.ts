@@ -82,6 +82,14 @@ describe.each(modes)('scenarios %s', (_, client, reset) => {
     expect(await use('s-empty', 'empty')).toEqual({ users: 2, products: 0, orders: 0 })
     const users = await call('GET', '/users', { headers: id('s-empty') })
     expect(users.body.data.list.map((user: { id: number }) => user.id)).toEqual([1, 2])
+    // The id sequences start after what is left: the first product made is product 1.
+    const made = await call('POST', '/products', {
+      headers: id('s-empty'),
+      body: { name: 'First', sku: 'FIRST-1', price: 1, stock: 1 },
+    })
+    expect([made.status, made.body.data.id]).toEqual([201, 1])
+    const db = await call('GET', '/__sandbox/db', { token: null, headers: id('s-empty') })
+    expect(db.body.data.nextIds).toEqual({ users: 3, products: 2, orders: 1 })
 
     await use('s-stock', 'out-of-stock')
     const products = await call('GET', '/products?pageSize=100', { headers: id('s-stock') })
