@@ -6,7 +6,7 @@ import { journalQuery } from '../http/control.js'
 import { scenarioChoiceSchema } from '../http/scenario-routes.js'
 import { sandboxIdSchema } from '../http/steps/sandbox.js'
 import { holdingNames } from '../contract/fields.js'
-import { MAX_CONDITIONS, overrideInputSchema, overrideMethods } from '../state/overrides/index.js'
+import { MAX_CONDITIONS, methodSchema, overrideInputSchema } from '../state/overrides/index.js'
 import { runtimeConfigPatchSchema } from '../state/runtime-config.js'
 import { describeApi } from './describe.js'
 import { ToolError } from './errors.js'
@@ -172,11 +172,7 @@ const queryValue = z.union([z.string(), z.number(), z.boolean(), z.array(z.strin
 const callInput = () =>
   z
     .strictObject({
-      method: z
-        .string()
-        .transform((method) => method.toUpperCase())
-        .pipe(z.enum(overrideMethods, { error: `must be one of ${overrideMethods.join(', ')}` }))
-        .describe('GET, POST, PUT, PATCH, DELETE, HEAD or OPTIONS.'),
+      method: methodSchema().describe('GET, POST, PUT, PATCH, DELETE, HEAD or OPTIONS.'),
       path: z
         .string()
         .max(2000)

@@ -20,6 +20,7 @@ export {
   MAX_HEADER_BYTES,
   MAX_PATH,
   MAX_SEQUENCE,
+  methodSchema,
   overrideInputSchema,
   overrideMethods,
   overrideSchema,

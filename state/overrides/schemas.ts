@@ -22,6 +22,17 @@ import { MAX_DELAY_MS } from '../runtime-config.js'
 export const overrideMethods = ['GET', 'HEAD', 'POST', 'PUT', 'PATCH', 'DELETE', 'OPTIONS'] as const
 export type OverrideMethod = (typeof overrideMethods)[number]
 
+/**
+ * A method of {@link overrideMethods}, in any case (`get` is GET), as an override and MCP's
+ * `call_api` take it; its JSON Schema lists them (`enum`) although it takes any case.
+ */
+export const methodSchema = () =>
+  z
+    .string()
+    .transform((method) => method.toUpperCase())
+    .pipe(z.enum(overrideMethods, { error: `must be one of ${overrideMethods.join(', ')}` }))
+    .meta({ enum: [...overrideMethods] })
+
 /** Entries of a sequence (`responses`) at most. */
 export const MAX_SEQUENCE = 100
 /**
@@ -204,21 +215,10 @@ export const overrideInputSchema = once(() =>
   documented(
     z
       .strictObject({
-        method: documented(
-          z
-            .string()
-            .transform((method) => method.toUpperCase())
-            .pipe(
-              z.enum(overrideMethods, {
-                error: `must be one of ${overrideMethods.join(', ')}`,
-              }),
-            )
-            .optional(),
-          {
-            description:
-              'Default: the methods of the route at `path` (any method on a path the API lacks).',
-          },
-        ),
+        method: documented(methodSchema().optional(), {
+          description:
+            'Default: the methods of the route at `path` (any method on a path the API lacks).',
+        }),
         path: documented(
           z
             .string()

@@ -67,6 +67,12 @@ describe('shop-sandbox mcp over stdio, with a sandbox of its own', () => {
     const { tools: listed } = await client.listTools()
     expect(listed.map((tool) => tool.name)).toEqual(contractTools)
     expect(listed.map((tool) => tool.name)).toEqual(tools.map((tool) => tool.name))
+    // The methods are listed as the validator takes them (any case is taken too).
+    const methods = ['GET', 'HEAD', 'POST', 'PUT', 'PATCH', 'DELETE', 'OPTIONS']
+    const methodOf = (name: string) =>
+      (listed.find((tool) => tool.name === name)?.inputSchema.properties?.method as { enum?: [] })
+        ?.enum
+    expect([methodOf('call_api'), methodOf('add_override')]).toEqual([methods, methods])
 
     const users = await call('get_data', { resource: 'users' })
     expect(users.structured.users).toHaveLength(6)
