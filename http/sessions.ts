@@ -91,15 +91,23 @@ export function sessionRoutes(accounts: Accounts): Route<Operation>[] {
       operationId: 'deleteSession',
       summary: 'Sign out: revoke the token used',
       description:
-        'The fixed sandbox tokens cannot be revoked: for them this succeeds and changes nothing.',
+        'The fixed sandbox tokens cannot be revoked: for them this succeeds and changes nothing (204, whatever Prefer asks). With `Prefer: return=representation`, 200 with the session ended, as POST /sessions gave it.',
       tags: ['sessions'],
-      success: { status: 204, data: null },
+      get success() {
+        return { status: 204, data: null, representation: schemasOf(accounts).session }
+      },
       errors: [],
     },
     run(context) {
       const { principal } = context
-      if (principal?.session && principal.token) context.instance.sessions.revoke(principal.token)
-      return noContent()
+      const ended =
+        principal?.session && principal.token
+          ? context.instance.sessions.revoke(principal.token)
+          : null
+      // 204, or 200 with what was deleted (the session) under Prefer: return=representation (B2).
+      if (!ended || !context.wantsRepresentation) return noContent()
+      const user = context.data.table<Row>(accounts.resource.name).get(principal!.userId)
+      return success({ ...ended, user })
     },
   }
 

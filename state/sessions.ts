@@ -46,9 +46,11 @@ export class Sessions {
     return session.userId
   }
 
-  /** Revokes a token; later requests with it get 401 / 40101. */
-  revoke(token: string): void {
+  /** Revokes a token; later requests with it get 401 / 40101. Answers the session it ended. */
+  revoke(token: string): { token: string; expiresAt: string } | null {
+    const session = this.#tokens.get(token)
     this.#tokens.delete(token)
+    return session ? { token, expiresAt: new Date(session.expiresAt).toISOString() } : null
   }
 
   clear(): void {

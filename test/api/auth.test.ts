@@ -71,6 +71,22 @@ describe('authentication (CONTRACT B4)', () => {
     expect(reply.body.message).toContain('password: is required')
   })
 
+  it('DELETE /sessions/current with Prefer: return=representation is 200 with the session ended (B2)', async () => {
+    const signIn = await call('POST', '/sessions', {
+      token: null,
+      body: { email: 'member@example.com', password: 'password' },
+    })
+    const { token } = signIn.body.data
+    const prefer = { prefer: 'return=representation' }
+    const signOut = await call('DELETE', '/sessions/current', { token, headers: prefer })
+    expect(signOut.status).toBe(200)
+    expect(signOut.body).toEqual({ code: 0, message: 'success', data: signIn.body.data })
+    expect((await call('GET', '/users/2', { token })).status).toBe(401)
+    // A fixed token ends nothing: 204 still.
+    const fixed = await call('DELETE', '/sessions/current', { token: MEMBER, headers: prefer })
+    expect(fixed.status).toBe(204)
+  })
+
   it('DELETE /sessions/current needs a token', async () => {
     expect((await call('DELETE', '/sessions/current', { token: null })).status).toBe(401)
   })
