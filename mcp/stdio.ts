@@ -223,7 +223,12 @@ export function lineGuard(
     code: -32600,
     message: `message of ${bytes} bytes and more refused: at most ${limit} bytes per message`,
   })
-  const pass = async (line: Buffer) => {
+  // A byte order mark before the first message (some Windows shells write one) is no JSON.
+  let first = true
+  const pass = async (given: Buffer) => {
+    const bom = first && given[0] === 0xef && given[1] === 0xbb && given[2] === 0xbf
+    first = false
+    const line = bom ? given.subarray(3) : given
     const problem = lineProblem(line.toString('utf8'))
     if (problem) return refused(problem)
     const waiting = gate()

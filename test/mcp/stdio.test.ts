@@ -1,6 +1,7 @@
 import type { ChildProcessWithoutNullStreams } from 'node:child_process'
 import { execFile, spawn } from 'node:child_process'
 import { once } from 'node:events'
+import { Readable } from 'node:stream'
 import { createServer } from 'node:http'
 import type { AddressInfo } from 'node:net'
 import { mkdtemp, writeFile } from 'node:fs/promises'
@@ -12,7 +13,13 @@ import { Client } from '@modelcontextprotocol/sdk/client/index.js'
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js'
 import { LATEST_PROTOCOL_VERSION } from '@modelcontextprotocol/sdk/types.js'
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest'
-import { lineProblem, MAX_LINE_BYTES, MAX_MESSAGE_COMMAS, topLevelId } from '../../mcp/stdio.js'
+import {
+  lineGuard,
+  lineProblem,
+  MAX_LINE_BYTES,
+  MAX_MESSAGE_COMMAS,
+  topLevelId,
+} from '../../mcp/stdio.js'
 import { tools } from '../../mcp/tools.js'
 import type { SandboxServer } from '../../node/index.js'
 import { createSandboxServer } from '../../node/index.js'
@@ -364,6 +371,19 @@ function initialized(child: ChildProcessWithoutNullStreams, id: number, name: st
   send({ jsonrpc: '2.0', method: 'notifications/initialized' })
   return send
 }
+
+describe('the lines read (lineGuard)', () => {
+  it('a byte order mark before the first message is dropped, not answered -32700', async () => {
+    const refused: unknown[] = []
+    const message = '{"jsonrpc":"2.0","id":1,"method":"ping"}\n'
+    const input = Readable.from([Buffer.from(`\uFEFF${message}`), Buffer.from(message)])
+    const lines: string[] = []
+    for await (const line of lineGuard(input, (refusal) => refused.push(refusal)))
+      lines.push((line as Buffer).toString('utf8'))
+    expect(refused).toEqual([])
+    expect(lines.join('')).toBe(`${message}${message}`)
+  })
+})
 
 describe('the id of a message refused unread (topLevelId)', () => {
   it('is its top-level id, a string or a finite number, wherever it is written', () => {
