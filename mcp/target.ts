@@ -110,6 +110,8 @@ export function remote(url: string, timeoutMs = TIMEOUT_MS): Target {
           ...(body === undefined ? {} : { body }),
         })
       } catch (error) {
+        // A dropped connection is an answer of status 0, as in process (the same tool result).
+        if (dropped(error)) return asAnswer(Response.error())
         throw new ToolError(unreachable(parsed.origin, error, timeoutMs), { cause: error })
       }
       return asAnswer(response)
@@ -117,17 +119,22 @@ export function remote(url: string, timeoutMs = TIMEOUT_MS): Target {
   }
 }
 
-/** What drops a connection on purpose, told with each dropped request. */
-export const DROPPED_ON_PURPOSE =
-  'a drop override, an override answering a 1xx, or dropRate does this on purpose'
+/** The code of a failed fetch's cause (`ECONNREFUSED`, `UND_ERR_SOCKET`…). */
+function causeCode(error: unknown): string | undefined {
+  const cause = (error as { cause?: { code?: string; errors?: Array<{ code?: string }> } }).cause
+  return cause?.code ?? cause?.errors?.[0]?.code
+}
+
+/** Whether a fetch failed because the server closed or reset the connection instead of answering. */
+function dropped(error: unknown): boolean {
+  const code = causeCode(error)
+  return code === 'ECONNRESET' || code === 'UND_ERR_SOCKET'
+}
 
 /** Why a request to a running server got no answer, in words. */
 function unreachable(origin: string, error: unknown, timeoutMs: number): string {
-  const cause = (error as { cause?: { code?: string; errors?: Array<{ code?: string }> } }).cause
-  const code = cause?.code ?? cause?.errors?.[0]?.code
+  const code = causeCode(error)
   if ((error as Error).name === 'TimeoutError')
     return `the sandbox server at ${origin} did not answer within ${timeoutMs / 1000} s`
-  if (code === 'ECONNRESET' || code === 'UND_ERR_SOCKET')
-    return `the sandbox server at ${origin} dropped the connection (${DROPPED_ON_PURPOSE})`
   return `cannot reach the sandbox server at ${origin}: ${code ?? (error as Error).message}`
 }

@@ -11,7 +11,6 @@ import { runtimeConfigPatchSchema } from '../state/runtime-config.js'
 import { describeApi } from './describe.js'
 import { ToolError } from './errors.js'
 import type { Answer, Target } from './target.js'
-import { DROPPED_ON_PURPOSE } from './target.js'
 
 /**
  * The MCP server's tools (CONTRACT C6): what a developer does with the sandbox, as an agent
@@ -291,7 +290,7 @@ export const tools: readonly Tool[] = [
       // the status, each header as HTTP writes it, a blank line, the body.
       const head =
         answer.status === 0
-          ? `no answer to ${method} ${shown}: the connection was dropped (${DROPPED_ON_PURPOSE})`
+          ? `no answer to ${method} ${shown}: the connection was dropped (a drop override, an override answering a 1xx, or dropRate does this on purpose)`
           : [
               `${answer.status} for ${method} ${shown}`,
               ...Object.entries(answer.headers).map(([name, value]) => `${name}: ${value}`),

@@ -492,6 +492,14 @@ describe('shop-sandbox mcp --url, acting on a running server', () => {
     expect(unknown.status).toBe(400)
     await call('reset')
     expect((await call('get_settings')).structured.strict).toBe(false)
+
+    // A dropped connection (drop, or a 1xx with no final answer) is the result it is in process.
+    for (const response of [{ drop: true }, { status: 103 }]) {
+      await call('add_override', { path: '/products/4', times: 1, response })
+      const dropped = await call('call_api', { method: 'GET', path: '/products/4' })
+      expect([dropped.isError, dropped.structured.status]).toEqual([false, 0])
+      expect(dropped.text).toMatch(/^no answer to GET \/products\/4: the connection was dropped/)
+    }
   })
 
   it('answers an error result when the server is gone, and keeps serving', async () => {
