@@ -1,4 +1,5 @@
 import type { IncomingMessage, ServerResponse } from 'node:http'
+import type { Duplex } from 'node:stream'
 import { ApiError } from '../contract/api-error.js'
 import { failure } from '../contract/envelope.js'
 import type { ApiResponse } from '../contract/exchange.js'
@@ -152,17 +153,34 @@ function interim(
 /**
  * Resets the connection: what a dropped request (fault injection) looks like to the client. A
  * request pipelined behind others waits for its turn (Node gives it the socket once the answer
- * before it is out), so the answers already due on the connection reach the client first.
+ * before it is out). Where answers went out on the connection before, their last bytes may still
+ * be on their way (a reset discards what the client has not read: 3 MB of an 8.5 MB document
+ * were lost): the connection is closed after them instead, and the client sees it end without
+ * an answer, as a network error all the same.
  */
 export function drop(req: IncomingMessage, res: ServerResponse): void {
   dropped.add(res)
   const socket = req.socket
-  const cut = () => {
-    if (socket.writableLength === 0) socket.resetAndDestroy()
-    else socket.once('drain', () => socket.resetAndDestroy())
-  }
+  const cut = () => (socket.bytesWritten > 0 ? closeWith(socket, '') : socket.resetAndDestroy())
   if (res.socket) cut()
   else res.once('socket', cut)
+}
+
+/** How long a connection answered outside HTTP's flow stays open for its client to read and close. */
+const CLOSE_GRACE_MS = 1000
+
+/**
+ * Sends the last bytes of a connection and closes it. The server keeps half-open
+ * connections (server.ts, `httpAllowHalfOpen`): ended, a socket whose client never closes its
+ * side would stay, a file descriptor each, for good (a thousand silent clients after their 408s
+ * held a thousand; enough of them and no one could connect). So it is destroyed a moment after,
+ * unless the client closed first.
+ */
+export function closeWith(socket: Duplex, text: string): void {
+  socket.end(text)
+  const timer = setTimeout(() => socket.destroy(), CLOSE_GRACE_MS)
+  timer.unref()
+  socket.once('close', () => clearTimeout(timer))
 }
 
 /**

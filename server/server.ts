@@ -20,6 +20,7 @@ import { frontOf } from './front/index.js'
 import type { AllowedHosts } from './guard.js'
 import { hostGuard, namedHost, originPolicy } from './guard.js'
 import { BodyBudget } from './node-request.js'
+import { closeWith } from './respond.js'
 import { DataFile } from './data-file/index.js'
 import { proxyTo } from './proxy.js'
 import { Recorder } from './record.js'
@@ -91,23 +92,6 @@ function whenFree(socket: Duplex, then: () => void): void {
 function stillReading(socket: Duplex): boolean {
   const incoming = (socket as { parser?: { incoming?: IncomingMessage | null } }).parser?.incoming
   return incoming != null && !incoming.complete
-}
-
-/** How long a connection answered outside HTTP's flow stays open for its client to read and close. */
-const CLOSE_GRACE_MS = 1000
-
-/**
- * Sends the last bytes of a connection and closes it. The server keeps half-open connections
- * (below, \`httpAllowHalfOpen\`): ended, a socket whose client never closes its side would stay,
- * a file descriptor each, for good (a thousand silent clients after their 408s held a thousand;
- * enough of them and no one could connect). So it is destroyed a moment after, unless the client
- * closed first.
- */
-function closeWith(socket: Duplex, text: string): void {
-  socket.end(text)
-  const timer = setTimeout(() => socket.destroy(), CLOSE_GRACE_MS)
-  timer.unref()
-  socket.once('close', () => clearTimeout(timer))
 }
 
 /** A started sandbox server (of an API whose resources are `D`). */

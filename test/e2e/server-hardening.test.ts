@@ -393,6 +393,34 @@ describe.each(['fast', 'msw'] as const)('bytes on the wire (--transport %s)', (t
     ).rejects.toThrow(TypeError)
   })
 
+  it('a drop pipelined behind a large answer comes after all of it (a reset cut megabytes of it)', async () => {
+    const big = await createSandboxServer({ port: 0, transport, users: 30_000, orders: 0 })
+    try {
+      const json = { 'content-type': 'application/json' }
+      const response = { drop: true }
+      const body = JSON.stringify({ path: '/products/1', response })
+      await fetch(`${big.url}/__sandbox/overrides`, { method: 'POST', headers: json, body })
+      const whole = (await (await fetch(`${big.url}/__sandbox/db`)).arrayBuffer()).byteLength
+      expect(whole).toBeGreaterThan(5_000_000)
+      const received = await new Promise<Buffer>((resolve) => {
+        const socket = connect(big.port, '127.0.0.1')
+        const chunks: Buffer[] = []
+        socket.on('data', (chunk) => chunks.push(chunk))
+        socket.on('error', () => {})
+        socket.on('close', () => resolve(Buffer.concat(chunks)))
+        const host = 'Host: 127.0.0.1\r\n'
+        socket.write(
+          `GET /__sandbox/db HTTP/1.1\r\n${host}\r\nGET /products/1 HTTP/1.1\r\n${host}Authorization: Bearer sandbox-admin-token\r\n\r\n`,
+        )
+      })
+      const head = received.indexOf('\r\n\r\n')
+      expect(received.subarray(0, 12).toString()).toBe('HTTP/1.1 200')
+      expect(received.length - head - 4).toBe(whole)
+    } finally {
+      await big.close()
+    }
+  })
+
   it('a Host that names no host is refused without advice to allow it', async () => {
     for (const host of ['', 'localhost:80:81', 'a b', 'evil.test#.localhost', '127.0.0.1:99999']) {
       const answer = (
