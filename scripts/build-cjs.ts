@@ -11,6 +11,7 @@
 import { build } from 'esbuild'
 import { mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs'
 import { dirname, join, relative } from 'node:path'
+import { minified } from './minified.js'
 import { recordBundled } from './third-party.js'
 
 const dist = 'dist'
@@ -45,8 +46,7 @@ await build({
   // import() becomes require(): Jest's CommonJS runtime has no dynamic import without flags.
   supported: { 'dynamic-import': false },
   // The ESM build beside it is the readable one; this copy only needs to run.
-  minifyWhitespace: true,
-  minifySyntax: true,
+  ...minified,
   define: { 'import.meta.url': '__importMetaUrl' },
   banner: { js: `const __importMetaUrl = require('node:url').pathToFileURL(__filename).href;` },
 })

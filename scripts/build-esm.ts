@@ -27,6 +27,7 @@ import { dirname, join, relative } from 'node:path'
 import type { PreparedSeed } from '../resources/seed.js'
 import { preparedSeedFiles, resolveSeedOptions, seedCatalog } from '../resources/seed.js'
 import { shopPreparedSeedFile } from '../shop/index.js'
+import { minified } from './minified.js'
 import { recordBundled } from './third-party.js'
 
 const dist = 'dist'
@@ -63,8 +64,7 @@ const options = {
   outbase: dist,
   chunkNames: 'chunks/[name]-[hash]',
   legalComments: 'inline',
-  minifyWhitespace: true,
-  minifySyntax: true,
+  ...minified,
   logLevel: 'warning',
   write: true,
   metafile: true,

@@ -608,3 +608,26 @@ describe("the options reference's table", () => {
       expect(reference).toMatch(new RegExp(`\\| \`${flag} <\\w+>\` \\| \`${value}\` \\|`))
   })
 })
+
+describe('a mistake in code using the built package', () => {
+  it.each([
+    [
+      'ESM',
+      `import('${new URL('../../dist/index.js', import.meta.url).href}').then((m) => m.createSandbox({ users: -1 }))`,
+    ],
+    [
+      'CommonJS',
+      `require(${JSON.stringify(fileURLToPath(new URL('../../dist/cjs/index.js', import.meta.url)))}).createSandbox({ users: -1 })`,
+    ],
+  ])(
+    '%s: its uncaught error shows the message under one short line of the build, not a whole chunk',
+    async (_, code) => {
+      const failed = await run(process.execPath, ['-e', code]).catch(
+        (error: { stderr: string }) => error,
+      )
+      expect(failed.stderr).toContain('users: must be an integer from 2 to 1000000, got -1')
+      // Node prints the line the error was thrown from: a minified chunk's one line was ~47 KB.
+      expect(failed.stderr.length).toBeLessThan(4000)
+    },
+  )
+})
