@@ -44,13 +44,20 @@ export type SandboxServerOptions<A extends ApiDefinition = ApiDefinition> = Sand
  * that took too long (408), bytes that are not HTTP (400), a `CONNECT` to a host (404: the sandbox is
  * no proxy). Every answer but the bare 408 is the contract's envelope.
  */
-function answerRaw(socket: Duplex, answer: 'timeout' | ApiError): void {
+function answerRaw(
+  socket: Duplex,
+  answer: 'timeout' | ApiError,
+  /** The request being read, if its head was: its `X-Request-Id` is echoed (B6). */
+  request: IncomingMessage | null = null,
+): void {
   if (!socket.writable) {
     socket.destroy()
     return
   }
   // The headers every answer carries (CONTRACT B6; Vary as the front sets it).
-  const ours = `X-Request-Id: ${requestIdFor(null)}\r\nVary: Origin\r\n`
+  const sent = request?.headers['x-request-id']
+  const id = requestIdFor(typeof sent === 'string' ? sent : null)
+  const ours = `X-Request-Id: ${id}\r\nVary: Origin\r\n`
   if (answer === 'timeout') {
     return closeWith(
       socket,
@@ -88,10 +95,10 @@ function whenFree(socket: Duplex, then: () => void): void {
   socket.once('close', gone)
 }
 
-/** Whether Node's parser is inside a request on `socket` (its head read, not all its body). */
-function stillReading(socket: Duplex): boolean {
+/** The request Node's parser is inside on `socket` (its head read, not all its body), if any. */
+function stillReading(socket: Duplex): IncomingMessage | null {
   const incoming = (socket as { parser?: { incoming?: IncomingMessage | null } }).parser?.incoming
-  return incoming != null && !incoming.complete
+  return incoming != null && !incoming.complete ? incoming : null
 }
 
 /** A started sandbox server (of an API whose resources are `D`). */
@@ -239,14 +246,16 @@ export async function createApiSandboxServer(
   server.on('clientError', (error: NodeJS.ErrnoException, socket: Duplex) => {
     if (answering.has(socket)) return
     if (error.code === 'ECONNRESET') return socket.destroy()
-    if (error.code === 'ERR_HTTP_REQUEST_TIMEOUT') return answerRaw(socket, 'timeout')
+    if (error.code === 'ERR_HTTP_REQUEST_TIMEOUT')
+      return answerRaw(socket, 'timeout', stillReading(socket))
     const unknownMethod = unknownMethodRequest(error, socket)
     const malformed = ApiError.of('invalidParameter', 'malformed HTTP request')
     // Inside a request still being read (its body broken, a client gone mid-request): at once,
     // as that request can never be done. After whole requests (bytes that are not HTTP behind
     // them, a request of an unknown method): once they are answered, in order; a write
     // acknowledged 201 was told 400 before.
-    if (!unknownMethod && stillReading(socket)) return answerRaw(socket, malformed)
+    const reading = unknownMethod ? null : stillReading(socket)
+    if (reading) return answerRaw(socket, malformed, reading)
     answering.add(socket)
     whenFree(socket, () =>
       unknownMethod

@@ -59,15 +59,19 @@ describe('connection faults: the server keeps serving', () => {
   })
 
   it('when a client sends its body slower than it promised: the request times out, others are served', async () => {
-    const socket = await open()
-    const closed = closedBy(socket, 5000)
-    socket.write(
-      'POST /users HTTP/1.1\r\nHost: localhost\r\nAuthorization: Bearer sandbox-admin-token\r\nContent-Type: application/json\r\nContent-Length: 100\r\n\r\n{"na',
-    )
+    const sockets = [await open(), await open()]
+    const closed = sockets.map((socket) => closedBy(socket, 5000))
+    const head =
+      'POST /users HTTP/1.1\r\nHost: localhost\r\nAuthorization: Bearer sandbox-admin-token\r\n'
+    const rest = 'Content-Type: application/json\r\nContent-Length: 100\r\n\r\n{"na'
+    sockets[0]!.write(`${head}${rest}`)
+    // The id the client sent is echoed on its 408, as on every answer (B6).
+    sockets[1]!.write(`${head}X-Request-Id: slow-body-1\r\n${rest}`)
     await stillServing()
-    const answer = await closed
+    const [answer, echoed] = await Promise.all(closed)
     expect(answer).toMatch(/^HTTP\/1.1 408 /)
     expect(answer).toMatch(/X-Request-Id: [0-9a-f-]{36}/)
+    expect(echoed).toMatch(/^HTTP\/1.1 408 [^]*\r\nX-Request-Id: slow-body-1\r\n/)
   })
 
   it('when many connections open and send nothing: they are closed, new requests are served', async () => {
