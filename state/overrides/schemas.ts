@@ -187,6 +187,18 @@ const overrideResponseSchema = once(() =>
             path: ['status'],
             message: 'is required (or give drop: true)',
           })
+        // A 1xx is an interim answer: headers only, no content follows it.
+        if (response.status !== undefined && response.status < 200) {
+          for (const field of ['code', 'message', 'data', 'body', 'text'] as const) {
+            if (response[field] !== undefined)
+              context.addIssue({
+                code: 'custom',
+                path: [field],
+                message: `cannot be combined with status ${response.status}: a 1xx answer carries headers only`,
+              })
+          }
+          return
+        }
         for (const raw of ['body', 'text'] as const) {
           if (response[raw] === undefined) continue
           for (const field of [

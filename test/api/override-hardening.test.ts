@@ -45,6 +45,10 @@ describe('overrides are validated field by field (422 naming the field)', () => 
     [{ status: '200' }, 'response.status: must be an integer from 100 to 599'],
     [{ status: 99 }, 'response.status: must be from 100 to 599'],
     [{ status: 600 }, 'response.status: must be from 100 to 599'],
+    [
+      { status: 103, body: {} },
+      'response.body: cannot be combined with status 103: a 1xx answer carries headers only',
+    ],
     [{}, 'response.status: is required (or give drop: true)'],
     [{ drop: true, status: 200 }, 'response.status: cannot be combined with drop'],
     [{ status: 200, body: {}, data: 1 }, 'response.data: cannot be combined with body'],
