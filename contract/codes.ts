@@ -94,7 +94,8 @@ export const codeForStatus: Readonly<Record<number, GenericCodeName>> = {
 /**
  * The code a status answers with when none is given (`Prefer: code=<status>`, an override's
  * answer): a 409 the `conflict` given (the route's resource's own, users: 40001, else the API's
- * first, `Catalog.conflict`) when there is one, else the generic code of the status; undefined for a status that has none.
+ * first, `Catalog.conflict`) when there is one, else the generic code of the status; undefined
+ * for a status that has none.
  */
 export function codeOfStatus(
   status: number,

@@ -110,9 +110,8 @@ export function remote(url: string, timeoutMs = TIMEOUT_MS): Target {
           ...(body === undefined ? {} : { body }),
         })
       } catch (error) {
-        // A dropped connection is an answer of status 0, as in process (the same tool result).
-        if (dropped(error)) return asAnswer(Response.error())
-        throw new ToolError(unreachable(parsed.origin, error, timeoutMs), { cause: error })
+        const text = unreachable(parsed.origin, error, timeoutMs)
+        throw dropped(error) ? new ConnectionDropped(text) : new ToolError(text, { cause: error })
       }
       return asAnswer(response)
     },
@@ -125,16 +124,26 @@ function causeCode(error: unknown): string | undefined {
   return cause?.code ?? cause?.errors?.[0]?.code
 }
 
-/** Whether a fetch failed because the server closed or reset the connection instead of answering. */
+/** Whether a fetch failed because the server closed or reset the connection, not answering. */
 function dropped(error: unknown): boolean {
   const code = causeCode(error)
   return code === 'ECONNRESET' || code === 'UND_ERR_SOCKET'
 }
+
+/**
+ * A running server closed or reset the connection instead of answering: to `call_api` an answer
+ * of status 0 (a drop override, a 1xx, dropRate), as in process; to the other tools a failure.
+ */
+export class ConnectionDropped extends ToolError {}
+
+/** What `call_api` answers for a dropped connection: status 0, no headers, no body. */
+export const noAnswer = (): Promise<Answer> => asAnswer(Response.error())
 
 /** Why a request to a running server got no answer, in words. */
 function unreachable(origin: string, error: unknown, timeoutMs: number): string {
   const code = causeCode(error)
   if ((error as Error).name === 'TimeoutError')
     return `the sandbox server at ${origin} did not answer within ${timeoutMs / 1000} s`
+  if (dropped(error)) return `the sandbox server at ${origin} dropped the connection`
   return `cannot reach the sandbox server at ${origin}: ${code ?? (error as Error).message}`
 }

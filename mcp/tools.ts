@@ -6,11 +6,17 @@ import { journalQuery } from '../http/control.js'
 import { scenarioChoiceSchema } from '../http/scenario-routes.js'
 import { sandboxIdSchema } from '../http/steps/sandbox.js'
 import { holdingNames } from '../contract/fields.js'
-import { MAX_CONDITIONS, methodSchema, overrideInputSchema } from '../state/overrides/index.js'
+import {
+  MAX_CONDITIONS,
+  methodSchema,
+  overrideInputSchema,
+  overrideMethods,
+} from '../state/overrides/index.js'
 import { runtimeConfigPatchSchema } from '../state/runtime-config.js'
 import { describeApi } from './describe.js'
 import { ToolError } from './errors.js'
 import type { Answer, Target } from './target.js'
+import { ConnectionDropped, noAnswer } from './target.js'
 
 /**
  * The MCP server's tools (CONTRACT C6): what a developer does with the sandbox, as an agent
@@ -171,7 +177,7 @@ const queryValue = z.union([z.string(), z.number(), z.boolean(), z.array(z.strin
 const callInput = () =>
   z
     .strictObject({
-      method: methodSchema().describe('GET, POST, PUT, PATCH, DELETE, HEAD or OPTIONS.'),
+      method: methodSchema().describe(`${overrideMethods.join(', ')}, in any case.`),
       path: z
         .string()
         .max(2000)
@@ -274,17 +280,23 @@ export const tools: readonly Tool[] = [
       const given = Object.fromEntries(
         Object.entries(headers ?? {}).map(([name, value]) => [name.toLowerCase(), value]),
       )
-      const answer = await target.send(
-        method,
-        sent,
-        {
-          ...(body === undefined ? {} : { 'content-type': 'application/json' }),
-          ...(bearer ? { authorization: `Bearer ${bearer}` } : {}),
-          ...sandboxHeaders(args),
-          ...given,
-        },
-        body === undefined ? undefined : JSON.stringify(body),
-      )
+      const answer = await target
+        .send(
+          method,
+          sent,
+          {
+            ...(body === undefined ? {} : { 'content-type': 'application/json' }),
+            ...(bearer ? { authorization: `Bearer ${bearer}` } : {}),
+            ...sandboxHeaders(args),
+            ...given,
+          },
+          body === undefined ? undefined : JSON.stringify(body),
+        )
+        .catch((error: unknown) => {
+          // A dropped connection is an answer here (status 0), in process and with --url alike.
+          if (error instanceof ConnectionDropped) return noAnswer()
+          throw error
+        })
       const shown = sent.length > 300 ? `${sent.slice(0, 300)}…` : sent
       // The text tells what the structured result does, for agents that read only the text:
       // the status, each header as HTTP writes it, a blank line, the body.

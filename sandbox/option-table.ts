@@ -92,7 +92,7 @@ export const optionTable = {
     schema: () => settings().dropRate,
     scope: 'sandbox',
     lands: 'config.dropRate',
-    help: 'Share (0-1) of API requests whose connection is reset',
+    help: 'Share (0-1) of API requests whose connection is dropped (reset, or closed after the answers before it)',
     default: defaultRuntimeConfig.dropRate,
     flag: { kind: 'number' },
   }),

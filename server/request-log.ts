@@ -18,5 +18,5 @@ export function requestLog(write: (line: string) => void) {
   }
 }
 
-/** Responses whose connection the sandbox reset on purpose (fault injection). */
+/** Responses whose connection the sandbox dropped on purpose (fault injection, drop or 1xx). */
 export const dropped = new WeakSet<ServerResponse>()

@@ -14,7 +14,8 @@ export type FrameHeaders = Readonly<Record<string, string>>
 
 /**
  * Writes the pipeline's answer to Node's response, after the request's `frame` headers (or
- * resets the connection when it dropped). All headers go in one `writeHead`.
+ * drops the connection, see {@link drop}; after a 1xx, {@link interim}). All headers go in one
+ * `writeHead`.
  */
 export function sendAnswer(
   req: IncomingMessage,
@@ -25,7 +26,7 @@ export function sendAnswer(
     console.error('[shop-sandbox] cannot write an answer:', error),
 ): void {
   if (answer.drop) {
-    if (answer.status >= 100 && req.httpVersionMinor > 0) interim(req, res, answer, frame)
+    if (answer.status >= 100 && req.httpVersionMinor > 0) interim(req, res, answer, frame, onError)
     else drop(req, res)
     return
   }
@@ -144,9 +145,16 @@ function interim(
   res: ServerResponse,
   answer: ApiResponse,
   frame: FrameHeaders,
+  onError: (error: unknown) => void,
 ): void {
   if (res.headersSent || res.destroyed) return
-  res.writeHead(answer.status, { ...frame, ...answer.headers, connection: 'close' })
+  try {
+    res.writeHead(answer.status, { ...frame, ...answer.headers, connection: 'close' })
+  } catch (error) {
+    // The last resort, as for a final answer (headers are checked where they are made).
+    onError(error)
+    return drop(req, res)
+  }
   res.end()
 }
 

@@ -47,7 +47,7 @@ export type SandboxServerOptions<A extends ApiDefinition = ApiDefinition> = Sand
 function answerRaw(
   socket: Duplex,
   answer: 'timeout' | ApiError,
-  /** The request being read, if its head was: its `X-Request-Id` is echoed (B6). */
+  /** The request answered, if its head was read: its `X-Request-Id` is echoed (B6). */
   request: IncomingMessage | null = null,
 ): void {
   if (!socket.writable) {
@@ -277,6 +277,7 @@ export async function createApiSandboxServer(
         socket,
         listening.hosts(req.headers.host) ??
           ApiError.of('notFound', `no route for CONNECT ${req.url?.slice(0, 100)}`),
+        req,
       )
     })
   })

@@ -9,9 +9,9 @@ import { refuse } from './refuse.js'
  * gets the CORS headers (credentials only for one allowed by name or as loopback, not by `*`),
  * a preflight its 204 here, without authentication. Without an `Origin`
  * (curl, servers, tests, a same-origin page) there is no cross-origin caller: no CORS headers
- * but for a preflight. Every answer varies by `Origin` (set with the request id), as the Fetch standard asks when CORS
- * headers depend on it, so a cache never hands an answer without them (or with another
- * origin's) to a cross-origin caller.
+ * but for a preflight. Every answer varies by `Origin` (set with the request id), as the Fetch
+ * standard asks when CORS headers depend on it, so a cache never hands an answer without them
+ * (or with another origin's) to a cross-origin caller.
  */
 export const cors: Step<Front, void> = {
   name: 'cors',

@@ -158,7 +158,8 @@ const overrideResponseSchema = once(() =>
         }).optional(),
         delayMs: z.int().min(0).max(MAX_DELAY_MS).optional(),
         drop: documented(z.literal(true), {
-          description: 'Reset the connection instead of answering.',
+          description:
+            'Drop the connection instead of answering: reset, or closed after the answers before it on a keep-alive connection.',
         }).optional(),
       })
       .superRefine((response, context) => {

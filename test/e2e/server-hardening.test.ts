@@ -163,8 +163,12 @@ describe.each(['fast', 'msw'] as const)('bytes on the wire (--transport %s)', (t
     expect(connectTo).toMatch(/^HTTP\/1\.1 405 /)
     expect(connectTo).toMatch(/\r\nallow: GET, PUT, PATCH, DELETE\r\n/i)
     expect(bodyOf(connectTo).code).toBe(40500)
-    const tunnel = await text(['CONNECT example.com:443 HTTP/1.1', 'Host: 127.0.0.1'])
-    expect(tunnel).toMatch(/^HTTP\/1\.1 404 /)
+    const tunnel = await text([
+      'CONNECT example.com:443 HTTP/1.1',
+      'Host: 127.0.0.1',
+      'X-Request-Id: tunnel-1',
+    ])
+    expect(tunnel).toMatch(/^HTTP\/1\.1 404 [^]*\r\nX-Request-Id: tunnel-1\r\n/)
     expect(bodyOf(tunnel).code).toBe(40400)
     expect(await text(['CONNECT /users/1 HTTP/1.1', 'Host: evil.test'])).toMatch(/^HTTP\/1\.1 403 /)
     // The Host check first, as for any request; a head HTTP does not allow stays a 400.

@@ -124,9 +124,8 @@ describe('the packed tarball, installed in a fresh project', { timeout: COMMAND_
     // instead of ~90 packages, 29 MB, installed beside the package), 801 kB with the
     // twelfth session's hardening (work in slices, budgets for answers and data files), 820 kB
     // with the sixteenth's and seventeenth's (slices by time, timestamps by hand, the checks of
-    // `listen()`'s options), 845 kB with lines of at most 400 characters (an uncaught error printed
-    // its minified chunk's one line, ~47 KB, under its message): the bound keeps ~20 kB of room
-    // for what the next mends add.
+    // `listen()`'s options), 845 kB with lines broken after ~400 characters (scripts/minified.ts):
+    // the bound keeps ~20 kB of room for what the next mends add.
     expect(size).toBeLessThan(865_000)
   })
 
