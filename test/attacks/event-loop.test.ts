@@ -425,9 +425,11 @@ describe('the first switch to a big scenario makes and indexes its data in slice
       }),
     )
     expect(put.status).toBe(200)
-    // Made in one piece before: the loop turned once or twice. Now every 1,000 records
-    // generated, checked for unique keys and links, and indexed: at least 2 × 9.
-    expect(turns).toBeGreaterThanOrEqual(18)
+    // Made in one piece before: the loop turned once or twice. Now in slices: those counted in
+    // records (unique keys checked, records indexed, every 1,000) give 11 turns by themselves,
+    // those of ~8 ms (generating, links) more on a slower run (18-27 seen; 17 once, warm, on
+    // Node 24, when this asked for 18).
+    expect(turns).toBeGreaterThanOrEqual(11)
     const db = async (of: typeof sandbox) =>
       (await of.fetch('/__sandbox/db', { headers: admin })).text()
     expect(await db(sandbox)).toBe(await db(createSandbox({ seed: 4242, ...counts })))
