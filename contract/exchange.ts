@@ -71,6 +71,11 @@ export interface ApiResponse {
   data?: unknown
 }
 
+/** Whether a status is an interim one (1xx): no final answer, no content (RFC 9110 §15.2). */
+export function isInterim(status: number): boolean {
+  return status >= 100 && status < 200
+}
+
 /** Whether a header value holds characters past ASCII, so it goes out as Latin-1 (`latin1Headers`). */
 export function pastAscii(value: string): boolean {
   return /[^\x00-\x7e]/.test(value)

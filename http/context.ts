@@ -1,3 +1,4 @@
+import type { CodeDefinition } from '../contract/codes.js'
 import type { ApiRequest, ApiResponse } from '../contract/exchange.js'
 import type { Catalog } from '../resources/catalog.js'
 import type { SandboxInstance } from '../state/instance.js'
@@ -92,5 +93,13 @@ export class Context implements Pick<ApiRequest, 'header' | 'readBody'> {
   /** The request's body, read once: an override's body condition and the operation share it. */
   readBody(limit: number): Promise<Uint8Array | 'too-large' | 'busy'> {
     return (this.raw ??= this.request.readBody(limit))
+  }
+
+  /**
+   * The conflict a 409 without a code answers here (`Prefer: code=409`, an override's 409): the
+   * route's resource's own, else the API's first (a route of no resource, a stub).
+   */
+  get conflict(): CodeDefinition | undefined {
+    return this.operation?.conflict ?? this.host.catalog.conflict
   }
 }

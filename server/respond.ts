@@ -3,6 +3,7 @@ import type { Duplex } from 'node:stream'
 import { ApiError } from '../contract/api-error.js'
 import { failure } from '../contract/envelope.js'
 import type { ApiResponse } from '../contract/exchange.js'
+import { isInterim } from '../contract/exchange.js'
 import { dropped } from './request-log.js'
 import { givenBack } from '../db/progress.js'
 
@@ -26,7 +27,8 @@ export function sendAnswer(
     console.error('[shop-sandbox] cannot write an answer:', error),
 ): void {
   if (answer.drop) {
-    if (answer.status >= 100 && req.httpVersionMinor > 0) interim(req, res, answer, frame, onError)
+    if (isInterim(answer.status) && req.httpVersionMinor > 0)
+      interim(req, res, answer, frame, onError)
     else drop(req, res)
     return
   }

@@ -55,12 +55,7 @@ export const override: Step<Context, Answer> = {
       const delay = response.delayMs ?? 0
       if (delay > 0) await sleep(delay)
       const allow = c.match === null ? overrides.methodsAt(c.path) : allowHeader(c.match.route)
-      return overrideAnswer(
-        response,
-        allow,
-        messagesOf(c.host.catalog),
-        c.operation?.conflict ?? c.host.catalog.conflict,
-      )
+      return overrideAnswer(response, allow, messagesOf(c.host.catalog), c.conflict)
     })()
   },
 }

@@ -15,11 +15,7 @@ export const prefer: Step<Context, Answer> = {
     const preferences = parsePrefer(c.request)
     c.preferences = preferences
     if (preferences.code !== undefined) {
-      const forced = forcedError(
-        preferences,
-        allowHeader(c.match!.route),
-        c.operation.conflict ?? c.host.catalog.conflict,
-      )
+      const forced = forcedError(preferences, allowHeader(c.match!.route), c.conflict)
       if (forced) throw forced
     }
     return next(c)

@@ -4,7 +4,7 @@ import { codeOfStatus } from '../../contract/codes.js'
 import { JSON_CONTENT_TYPE } from '../../contract/envelope.js'
 import { jsonText } from '../../contract/json-text.js'
 import type { ApiResponse } from '../../contract/exchange.js'
-import { pastAscii } from '../../contract/exchange.js'
+import { isInterim, pastAscii } from '../../contract/exchange.js'
 import {
   headerNameProblem,
   headerValueProblem,
@@ -46,7 +46,7 @@ export function overrideAnswer(
   }
   const marks = latin1 ? { latin1Headers: true } : {}
   // A 1xx is no final answer: sent as an interim one, then the connection is closed.
-  if (status < 200) return { status, headers, body: null, code: null, drop: true, ...marks }
+  if (isInterim(status)) return { status, headers, body: null, code: null, drop: true, ...marks }
   // Statuses that never carry content (RFC 9110: 204, 205 Reset Content, 304).
   const noBody = status === 204 || status === 205 || status === 304
   if (response.text !== undefined) {

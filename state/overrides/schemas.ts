@@ -1,5 +1,6 @@
 import * as z from 'zod'
 import { problemList } from '../../contract/api-error.js'
+import { isInterim } from '../../contract/exchange.js'
 import { documented } from '../../contract/registry.js'
 import { holdingNames } from '../../contract/fields.js'
 import {
@@ -189,7 +190,7 @@ const overrideResponseSchema = once(() =>
             message: 'is required (or give drop: true)',
           })
         // A 1xx is an interim answer: headers only, no content follows it.
-        if (response.status !== undefined && response.status < 200) {
+        if (response.status !== undefined && isInterim(response.status)) {
           for (const field of ['code', 'message', 'data', 'body', 'text'] as const) {
             if (response[field] !== undefined)
               context.addIssue({
