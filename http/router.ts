@@ -117,10 +117,15 @@ export function operationOf<Op>(route: Route<Op>, method: string): Op | null {
 
 /** 405 / 40500 for a method a route does not take, with its `Allow` header. */
 export function methodNotAllowed(route: Route<unknown>, method: string, prefix = ''): ApiError {
+  return methodRefused(method, `${prefix}${route.path}`, allowHeader(route))
+}
+
+/** 405 / 40500 for `method` on `path`, which takes the methods `allow` lists (its `Allow` header). */
+export function methodRefused(method: string, path: string, allow: string): ApiError {
   return ApiError.of(
     'methodNotAllowed',
-    `${method.slice(0, 20)} is not allowed on ${prefix}${route.path}; allowed: ${allowHeader(route)}`,
-    { allow: allowHeader(route) },
+    `${method.slice(0, 20)} is not allowed on ${path}; allowed: ${allow}`,
+    { allow },
   )
 }
 

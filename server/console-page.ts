@@ -1,7 +1,7 @@
 import type { IncomingMessage, ServerResponse } from 'node:http'
-import { ApiError } from '../contract/api-error.js'
 import { failure, noContent } from '../contract/envelope.js'
 import { mountConsole } from '../console/mount.js'
+import { methodRefused } from '../http/router.js'
 import type { FrameHeaders } from './respond.js'
 import { sendAnswer, sendPage } from './respond.js'
 
@@ -45,16 +45,11 @@ export function consolePage(): (
     } else return false
     // Another method: what any control route answers for one it does not take (B2).
     if (req.method !== 'GET' && req.method !== 'HEAD') {
+      const allow = 'GET'
       const answer =
         req.method === 'OPTIONS'
-          ? noContent({ allow: 'GET' })
-          : failure(
-              ApiError.of(
-                'methodNotAllowed',
-                `${req.method?.slice(0, 20)} is not allowed on ${path}; allowed: GET`,
-                { allow: 'GET' },
-              ),
-            )
+          ? noContent({ allow })
+          : failure(methodRefused(req.method ?? '', path, allow))
       sendAnswer(req, res, answer, frame)
       return true
     }

@@ -5,7 +5,6 @@ import type { Duplex } from 'node:stream'
 import { ApiError } from '../contract/api-error.js'
 import { OptionsError } from '../contract/option-spec.js'
 import { failure, JSON_CONTENT_TYPE } from '../contract/envelope.js'
-import { requestIdFor } from '../http/pipeline.js'
 import { bodiesHeldBytes } from '../http/body.js'
 import type { ApiDefinition } from '../resources/api.js'
 import type { AnyResourceDefinition } from '../resources/define.js'
@@ -17,6 +16,7 @@ import type { SandboxOptions } from '../sandbox/options.js'
 import { heapDefaults } from '../state/limits.js'
 import type { FrontServer } from './front/index.js'
 import { frontOf } from './front/index.js'
+import { requestIdOf } from './front/request-id.js'
 import type { AllowedHosts } from './guard.js'
 import { hostGuard, namedHost, originPolicy } from './guard.js'
 import { BodyBudget } from './node-request.js'
@@ -55,9 +55,7 @@ function answerRaw(
     return
   }
   // The headers every answer carries (CONTRACT B6; Vary as the front sets it).
-  const sent = request?.headers['x-request-id']
-  const id = requestIdFor(typeof sent === 'string' ? sent : null)
-  const ours = `X-Request-Id: ${id}\r\nVary: Origin\r\n`
+  const ours = `X-Request-Id: ${requestIdOf(request)}\r\nVary: Origin\r\n`
   if (answer === 'timeout') {
     return closeWith(
       socket,

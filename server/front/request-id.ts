@@ -1,3 +1,4 @@
+import type { IncomingMessage } from 'node:http'
 import type { Step } from '../../http/compose.js'
 import { requestIdFor } from '../../http/pipeline.js'
 import type { Front } from './context.js'
@@ -12,11 +13,15 @@ import type { Front } from './context.js'
 export const requestId: Step<Front, void> = {
   name: 'request id',
   run(f, next) {
-    const sent = f.req.headers['x-request-id']
-    const id = requestIdFor(typeof sent === 'string' ? sent : null)
-    f.frame['x-request-id'] = id
+    f.frame['x-request-id'] = requestIdOf(f.req)
     f.frame.vary = 'Origin'
     if (f.server.draining) f.frame.connection = 'close'
     next(f)
   },
+}
+
+/** The id of a request's answers: the `X-Request-Id` it sent (B6), else a new one. */
+export function requestIdOf(req: IncomingMessage | null): string {
+  const sent = req?.headers['x-request-id']
+  return requestIdFor(typeof sent === 'string' ? sent : null)
 }
