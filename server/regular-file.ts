@@ -10,18 +10,26 @@ export class NotAFile extends Error {
   }
 }
 
+/** `open`'s flag that refuses a symbolic link at the path itself (ELOOP); 0 where there is none. */
+export const NO_FOLLOW = constants.O_NOFOLLOW ?? 0
+
 /**
  * A file's text, read only from a regular file: a FIFO would hold the read for good (and a
  * thread of libuv's pool with it: a few such reads and every file operation of the process
  * waits), and `/dev/zero` would never end. Opened without blocking, then looked at through the
  * open handle, so a file swapped for a FIFO between a look and the read is caught too. Throws
  * {@link NotAFile} for anything else; other errors as `fs` throws them (`ENOENT`, `EACCES`…).
+ * With `follow` false, a symbolic link at `path` is refused too (ELOOP).
  */
 export async function readRegularFile(
   path: string,
   maxBytes = Number.POSITIVE_INFINITY,
+  follow = true,
 ): Promise<string> {
-  const handle = await open(path, constants.O_RDONLY | (constants.O_NONBLOCK ?? 0))
+  const handle = await open(
+    path,
+    constants.O_RDONLY | (constants.O_NONBLOCK ?? 0) | (follow ? 0 : NO_FOLLOW),
+  )
   try {
     const { size, isFile } = await handle.stat().then((stats) => ({
       size: stats.size,

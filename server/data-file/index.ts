@@ -1,5 +1,5 @@
 import type { Stats } from 'node:fs'
-import { readdir, rm, stat } from 'node:fs/promises'
+import { lstat, readdir, rm, stat } from 'node:fs/promises'
 import { NotAFile, readRegularFile, TooLargeFile } from '../regular-file.js'
 import { basename, dirname, join, resolve } from 'node:path'
 import type { ProgressReporter } from '../../db/progress.js'
@@ -261,6 +261,19 @@ export class DataFile implements Persistence {
     }
   }
 
+  /**
+   * Refuses to start over a log or reserve path that holds anything but a regular file: a
+   * symbolic link there would aim the log's lines, or the reserve's zeros, at the file it names
+   * (they are opened without following one, so one planted later fails their write instead).
+   */
+  async #ownFile(kind: 'log' | 'reserve', path: string): Promise<void> {
+    const stats = await lstat(path).catch(() => null)
+    if (stats && !stats.isFile())
+      throw new DataFileError(
+        `the ${kind} of data file ${this.path} (${path}) is ${stats.isSymbolicLink() ? 'a symbolic link' : 'not a regular file'}: the files beside the data file are the sandbox's own and never followed; move it away`,
+      )
+  }
+
   /** Reads the file (and a log a crash left) into the store; `created` when there was no file. */
   async #load(onProgress?: ProgressReporter): Promise<'loaded' | 'created'> {
     const target = this.#file.target
@@ -284,7 +297,9 @@ export class DataFile implements Persistence {
       this.#file.bytes = text.length
     }
     const logPath = this.#log.logPath
-    const logText = await readRegularFile(logPath).catch(() => '')
+    await this.#ownFile('log', logPath)
+    await this.#ownFile('reserve', this.#log.reservePath)
+    const logText = await readRegularFile(logPath, undefined, false).catch(() => '')
     if (logText !== '') {
       const base = document ?? this.store.snapshot()
       const replayed = replayLog(base, logText, this.catalog.names)

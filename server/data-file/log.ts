@@ -1,7 +1,17 @@
-import { closeSync, fsyncSync, ftruncateSync, openSync } from 'node:fs'
+import { closeSync, constants, fsyncSync, ftruncateSync, openSync } from 'node:fs'
 import type { FileHandle } from 'node:fs/promises'
 import { open, rm } from 'node:fs/promises'
+import { NO_FOLLOW } from '../regular-file.js'
 import { DataFileError } from './errors.js'
+
+/**
+ * How the log and the reserve are opened: never through a symbolic link at their path (ELOOP),
+ * so a link planted there cannot aim the sandbox's writes (or the reserve's zeros) at another
+ * file. The data file itself may be a link (C3); these files are the sandbox's own.
+ */
+const { O_WRONLY, O_RDWR, O_CREAT, O_APPEND, O_TRUNC } = constants
+const APPEND = O_WRONLY | O_CREAT | O_APPEND | NO_FOLLOW
+const REWRITE = O_WRONLY | O_CREAT | O_TRUNC | NO_FOLLOW
 
 /**
  * Bytes kept in reserve beside the data file: freed when the disk is full, so the small log
@@ -34,7 +44,7 @@ export class WriteLog {
 
   /** Opens the log to append (creating it), and makes the reserve. */
   async open(): Promise<void> {
-    this.#handle = await open(this.logPath, 'a', this.mode())
+    this.#handle = await open(this.logPath, APPEND, this.mode())
     this.bytes = (await this.#handle.stat()).size
   }
 
@@ -91,7 +101,7 @@ export class WriteLog {
     if (!log) return
     if ((await log.stat().catch(() => null))?.nlink === 0) {
       await log.close().catch(() => undefined)
-      this.#handle = await open(this.logPath, 'w', this.mode())
+      this.#handle = await open(this.logPath, REWRITE, this.mode())
       // The log was removed: with its folder, perhaps, and the lock and the reserve with it.
       await this.relock()
       this.#reserve = false
@@ -105,7 +115,7 @@ export class WriteLog {
 
   /** Empties the log synchronously (an exit that cannot wait, once the file holds everything). */
   emptySync(): void {
-    const log = openSync(this.logPath, 'r+')
+    const log = openSync(this.logPath, O_RDWR | NO_FOLLOW)
     try {
       ftruncateSync(log, 0)
       fsyncSync(log)
@@ -117,7 +127,7 @@ export class WriteLog {
   /** Keeps the reserve's bytes on disk (never failing: without a reserve, deletes wait like the rest). */
   async makeReserve(): Promise<void> {
     try {
-      const handle = await open(this.reservePath, 'w', this.mode())
+      const handle = await open(this.reservePath, REWRITE, this.mode())
       try {
         await handle.writeFile(Buffer.alloc(RESERVE_BYTES))
         await handle.sync()

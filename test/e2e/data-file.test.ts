@@ -439,6 +439,33 @@ describe('the data file (CONTRACT C3, issue 15)', () => {
       )
   })
 
+  it('a symbolic link planted at the log or the reserve is refused at start: the file it names is neither written nor made', async () => {
+    const folder = await tempDir()
+    const victim = join(folder, 'victim.txt')
+    await writeFile(victim, 'precious')
+    const absent = join(folder, 'absent.txt')
+    for (const [kind, target] of [
+      ['reserve', victim],
+      ['log', victim],
+      ['log', absent],
+      ['reserve', absent],
+    ] as const) {
+      const file = join(folder, `${kind}-${target === victim ? 'victim' : 'absent'}.json`)
+      const link = join(folder, `.${kind}-${target === victim ? 'victim' : 'absent'}.json.${kind}`)
+      await symlink(target, link)
+      await expect(createSandboxServer({ port: 0, data: file })).rejects.toThrow(
+        `the ${kind} of data file ${file} (${link}) is a symbolic link`,
+      )
+      expect(await readFile(victim, 'utf8')).toBe('precious')
+      await expect(stat(absent)).rejects.toThrow(/ENOENT/)
+      // Nothing was made beside it, and a second start says the same (the lock was let go).
+      await expect(stat(file)).rejects.toThrow(/ENOENT/)
+      await expect(createSandboxServer({ port: 0, data: file })).rejects.toThrow(
+        'is a symbolic link',
+      )
+    }
+  })
+
   it('a stop while writes keep coming folds them all in and ends cleanly: no exit error, nothing acknowledged missing', async () => {
     const file = join(await tempDir(), 'data.json')
     const server = await start(file)
