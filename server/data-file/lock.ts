@@ -76,7 +76,12 @@ export class FileLock {
       return
     }
     try {
-      await writeFile(this.lockPath, `${JSON.stringify({ pid: process.pid })}\n`, { mode: 0o644 })
+      // Made anew and exclusively, as at start: never written through a link planted there.
+      await rm(this.lockPath, { force: true })
+      await writeFile(this.lockPath, `${JSON.stringify({ pid: process.pid })}\n`, {
+        mode: 0o644,
+        flag: 'wx',
+      })
     } catch {
       // The folder is gone again: the next recovery tries again.
     }

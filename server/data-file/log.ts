@@ -5,13 +5,19 @@ import { NO_FOLLOW } from '../regular-file.js'
 import { DataFileError } from './errors.js'
 
 /**
- * How the log and the reserve are opened: never through a symbolic link at their path (ELOOP),
- * so a link planted there cannot aim the sandbox's writes (or the reserve's zeros) at another
- * file. The data file itself may be a link (C3); these files are the sandbox's own.
+ * The log and the reserve are never opened through a symbolic link at their path: the log is
+ * opened without following one (ELOOP), and both are made anew exclusively (after removing what
+ * is there), so a link planted there cannot aim the sandbox's writes (or the reserve's zeros)
+ * at another file. The data file itself may be a link (C3); these files are the sandbox's own.
  */
-const { O_WRONLY, O_RDWR, O_CREAT, O_APPEND, O_TRUNC } = constants
+const { O_WRONLY, O_RDWR, O_CREAT, O_APPEND } = constants
 const APPEND = O_WRONLY | O_CREAT | O_APPEND | NO_FOLLOW
-const REWRITE = O_WRONLY | O_CREAT | O_TRUNC | NO_FOLLOW
+
+/** Removes what is at `path` (never what a link there names) and opens a new file there. */
+async function openAnew(path: string, mode: number): Promise<FileHandle> {
+  await rm(path, { force: true })
+  return open(path, 'wx', mode)
+}
 
 /**
  * Bytes kept in reserve beside the data file: freed when the disk is full, so the small log
@@ -101,7 +107,7 @@ export class WriteLog {
     if (!log) return
     if ((await log.stat().catch(() => null))?.nlink === 0) {
       await log.close().catch(() => undefined)
-      this.#handle = await open(this.logPath, REWRITE, this.mode())
+      this.#handle = await openAnew(this.logPath, this.mode())
       // The log was removed: with its folder, perhaps, and the lock and the reserve with it.
       await this.relock()
       this.#reserve = false
@@ -127,7 +133,7 @@ export class WriteLog {
   /** Keeps the reserve's bytes on disk (never failing: without a reserve, deletes wait like the rest). */
   async makeReserve(): Promise<void> {
     try {
-      const handle = await open(this.reservePath, REWRITE, this.mode())
+      const handle = await openAnew(this.reservePath, this.mode())
       try {
         await handle.writeFile(Buffer.alloc(RESERVE_BYTES))
         await handle.sync()

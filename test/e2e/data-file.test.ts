@@ -186,11 +186,22 @@ describe('the data file (CONTRACT C3, issue 15)', () => {
     await rm(sub, { recursive: true })
     expect((await create(server, 'gone')).status).toBe(503)
     await mkdir(sub)
+    // Links planted at the lock and the reserve before they come back are not written through.
+    const victim = join(folder, 'victim.txt')
+    await writeFile(victim, 'precious')
+    for (const kind of ['lock', 'reserve']) await symlink(victim, join(sub, `.data.json.${kind}`))
     expect((await create(server, 'back')).status).toBe(201)
-    await waitFor(async () => readdir(sub).then((names) => names.includes('.data.json.reserve')))
+    await waitFor(async () =>
+      lstat(join(sub, '.data.json.reserve')).then(
+        (stats) => stats.isFile(),
+        () => false,
+      ),
+    )
+    expect((await lstat(join(sub, '.data.json.lock'))).isFile()).toBe(true)
     expect(JSON.parse(await readFile(join(sub, '.data.json.lock'), 'utf8'))).toEqual({
       pid: process.pid,
     })
+    expect(await readFile(victim, 'utf8')).toBe('precious')
     // A second server on the same file is refused again.
     await expect(createSandboxServer({ port: 0, data: file })).rejects.toThrow(/is in use/)
     await server.close()

@@ -1,4 +1,4 @@
-import { mkdtemp, readFile, rm, stat, symlink, writeFile } from 'node:fs/promises'
+import { lstat, mkdtemp, readFile, rm, stat, symlink, writeFile } from 'node:fs/promises'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { afterEach, describe, expect, it } from 'vitest'
@@ -29,11 +29,12 @@ describe('the write-ahead log and its reserve', () => {
       async () => undefined,
     )
     await expect(log.open()).rejects.toThrow(/ELOOP/)
-    // The reserve is best effort: without one, nothing is written, and the planted link is gone.
+    // The reserve is made anew: the planted link replaced by a file of its own.
     await log.makeReserve()
     expect(await readFile(victim, 'utf8')).toBe('precious')
     await expect(stat(absent)).rejects.toThrow(/ENOENT/)
-    await expect(stat(reservePath)).rejects.toThrow(/ENOENT/)
+    expect((await lstat(reservePath)).isFile()).toBe(true)
+    expect((await stat(reservePath)).size).toBe(32 * 1024)
     // A link to a file that exists, at the log: refused as well, the file unchanged.
     await rm(logPath)
     await symlink(victim, logPath)
