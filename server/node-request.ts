@@ -208,11 +208,38 @@ export function answersBusy(): ApiError {
 
 const unlimited = new BodyBudget(Number.POSITIVE_INFINITY)
 
+/**
+ * Requests that sent `Expect: 100-continue` and were not yet asked for their body, with their
+ * answer and whether its connection was to be kept alive.
+ */
+const awaitingContinue = new WeakMap<IncomingMessage, { res: ServerResponse; keepAlive: boolean }>()
+
+/**
+ * `Expect: 100-continue` (RFC 9110 §10.1.1): `100 Continue` is sent when the body is first
+ * read, not at once as Node does. An answer made without the body (401, 403, 404, 405, 413
+ * from `Content-Length`) goes out before the client sent it, and closes the connection: the
+ * client never uploads it, and a body it sends anyway is never read as a request.
+ */
+export function continueWhenRead(req: IncomingMessage, res: ServerResponse): void {
+  awaitingContinue.set(req, { res, keepAlive: res.shouldKeepAlive })
+  res.shouldKeepAlive = false
+}
+
+function sendContinue(req: IncomingMessage): void {
+  const waiting = awaitingContinue.get(req)
+  if (!waiting) return
+  awaitingContinue.delete(req)
+  if (waiting.res.headersSent) return
+  waiting.res.shouldKeepAlive = waiting.keepAlive
+  waiting.res.writeContinue()
+}
+
 function readNodeBody(
   req: IncomingMessage,
   limit: number,
   budget: BodyBudget,
 ): Promise<Uint8Array | 'too-large' | 'busy'> {
+  sendContinue(req)
   return new Promise((resolve, reject) => {
     const chunks: Buffer[] = []
     let size = 0

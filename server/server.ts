@@ -19,7 +19,7 @@ import { frontOf } from './front/index.js'
 import { requestIdOf } from './front/request-id.js'
 import type { AllowedHosts } from './guard.js'
 import { hostGuard, namedHost, originPolicy } from './guard.js'
-import { BodyBudget } from './node-request.js'
+import { BodyBudget, continueWhenRead } from './node-request.js'
 import { closeWith } from './respond.js'
 import { DataFile } from './data-file/index.js'
 import { proxyTo } from './proxy.js'
@@ -264,6 +264,14 @@ export async function createApiSandboxServer(
   // An `Expect` other than 100-continue: served like any request (RFC 9110 §10.1.1 lets a server
   // ignore an expectation it does not know), not Node's bare 417 without the request id.
   server.on('checkExpectation', listener)
+  // `Expect: 100-continue`: told to send the body when it is read (node-request.ts), so a
+  // request refused before (401, 413 from Content-Length) never uploads it. Through MSW, whose
+  // handlers take the body as a stream from the start, at once, as Node does.
+  server.on('checkContinue', (req: IncomingMessage, res: ServerResponse) => {
+    if (listening.msw) res.writeContinue()
+    else continueWhenRead(req, res)
+    listener(req, res)
+  })
   // CONNECT to a path (`CONNECT /users/1`) is a method its route does not take: 405 with
   // `Allow`, as any other (B2). To a host (`CONNECT example.com:443`) it asks for a tunnel,
   // and the sandbox is no proxy: refused by the Host check first, as every request is, else 404.
