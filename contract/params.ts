@@ -34,9 +34,17 @@ export function rejectUnknown(params: URLSearchParams, allowed: readonly string[
   }
 }
 
-/** An integer in [min, max] written in plain decimal digits. */
+/**
+ * The integer `raw` writes plainly, as every integer parameter and path id is written (`7`, not
+ * `07`, `+7`, `7.0` or `7e0`; at most 16 digits), else NaN.
+ */
+export function plainInteger(raw: string): number {
+  return /^(?:0|[1-9]\d{0,15})$/.test(raw) ? Number(raw) : Number.NaN
+}
+
+/** An integer in [min, max] written plainly ({@link plainInteger}). */
 export function integerParameter(name: string, raw: string, min: number, max: number): number {
-  const value = /^\d{1,16}$/.test(raw) ? Number(raw) : Number.NaN
+  const value = plainInteger(raw)
   if (!Number.isSafeInteger(value) || value < min || value > max)
     throw invalidParameter(integerProblem(name, raw, min, max))
   return value

@@ -3,6 +3,7 @@ import {
   clip,
   integerProblem,
   invalidParameter,
+  plainInteger,
   rejectUnknown,
   single,
 } from '../contract/params.js'
@@ -37,7 +38,7 @@ export interface QueryParameter {
 /** The parameters of one route's query, by name, in the order they are checked and documented. */
 export type QuerySchema = Readonly<Record<string, QueryParameter>>
 
-/** An integer in [min, max] written in plain decimal digits. */
+/** An integer in [min, max] written plainly ({@link plainInteger}). */
 export function integerQuery(
   name: string,
   min: number,
@@ -47,7 +48,10 @@ export function integerQuery(
   const value = z.int().min(min).max(max)
   return {
     schema: fallback === undefined ? value : value.default(fallback),
-    read: (raw) => (/^\d{1,16}$/.test(raw) ? Number(raw) : raw),
+    read: (raw) => {
+      const value = plainInteger(raw)
+      return Number.isNaN(value) ? raw : value
+    },
     accepts: (value) =>
       typeof value === 'number' && Number.isSafeInteger(value) && value >= min && value <= max,
     problem: (raw) => integerProblem(name, raw, min, max),
@@ -69,6 +73,19 @@ export function enumQuery(
     problem: (raw) => `${name} must be one of ${options.join(', ')}, got '${clip(raw)}'`,
     ...(description ? { description } : {}),
   }
+}
+
+/** Characters as the length rule counts them (code points: an emoji is one), without copying. */
+function characters(text: string): number {
+  let count = 0
+  for (let i = 0; i < text.length; i++, count++) {
+    const unit = text.charCodeAt(i)
+    if (unit >= 0xd800 && unit <= 0xdbff && i + 1 < text.length) {
+      const next = text.charCodeAt(i + 1)
+      if (next >= 0xdc00 && next <= 0xdfff) i++
+    }
+  }
+  return count
 }
 
 /** The names of a comma-separated list, trimmed, each once (no array of every piece is made). */
@@ -139,7 +156,7 @@ export function listQuerySchema(spec: {
           schema: z.string().min(1).max(KEYWORD_MAX_LENGTH),
           read: (raw) => raw,
           problem: (raw) =>
-            `keyword must be 1 to ${KEYWORD_MAX_LENGTH} characters, got ${raw.length}`,
+            `keyword must be 1 to ${KEYWORD_MAX_LENGTH} characters, got ${characters(raw)}`,
           description: 'Case-insensitive substring search.',
         }
       : {

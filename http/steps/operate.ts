@@ -1,7 +1,7 @@
 import type { ApiResponse } from '../../contract/exchange.js'
 import { isPending } from '../../contract/exchange.js'
 import { ApiError } from '../../contract/api-error.js'
-import { clip, invalidParameter, rejectUnknown } from '../../contract/params.js'
+import { clip, invalidParameter, plainInteger, rejectUnknown } from '../../contract/params.js'
 import { limitFlag } from '../../state/limits.js'
 import { DataService } from '../../resources/service.js'
 import type { SandboxInstance } from '../../state/instance.js'
@@ -82,8 +82,8 @@ function pathIds(params: Record<string, string>): Record<string, number> {
   const ids: Record<string, number> = {}
   for (const name in params) {
     const raw = params[name]!
-    const value = /^[1-9]\d{0,15}$/.test(raw) ? Number(raw) : Number.NaN
-    if (!Number.isSafeInteger(value))
+    const value = plainInteger(raw)
+    if (!Number.isSafeInteger(value) || value < 1)
       throw invalidParameter(`${name} must be a positive integer, got '${clip(raw)}'`)
     ids[name] = value
   }

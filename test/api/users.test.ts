@@ -117,6 +117,26 @@ describe('GET /users: collection queries (CONTRACT B3)', () => {
     expect((await call('GET', '/users?pageSize=500')).body.message).toBe(
       "pageSize must be an integer from 1 to 100, got '500'",
     )
+    // A keyword's characters are counted as its rule counts them: an emoji is one.
+    expect((await call('GET', `/users?keyword=${'😀'.repeat(100)}`)).status).toBe(200)
+    expect((await call('GET', `/users?keyword=${'😀'.repeat(101)}`)).body.message).toBe(
+      'keyword must be 1 to 100 characters, got 101',
+    )
+  })
+
+  it('takes integers written plainly, as path ids are: 02 is refused in a query as in a path', async () => {
+    for (const [path, message] of [
+      ['/users?page=01', "page must be an integer 1 or more, got '01'"],
+      ['/users?pageSize=020', "pageSize must be an integer from 1 to 100, got '020'"],
+      ['/orders?userId=02', "userId must be an integer 1 or more, got '02'"],
+      ['/users/02/orders', "user_id must be a positive integer, got '02'"],
+      ['/users/02', "user_id must be a positive integer, got '02'"],
+    ]) {
+      const { status, body } = await call('GET', path!)
+      expect(status).toBe(400)
+      expect(body).toEqual({ code: 40000, message, data: null })
+    }
+    expect((await call('GET', '/orders?userId=2&page=1&pageSize=10')).status).toBe(200)
   })
 
   it('ignores unknown parameters', async () => {
