@@ -1,5 +1,5 @@
 import type { IncomingMessage, Server, ServerResponse } from 'node:http'
-import { createServer, STATUS_CODES } from 'node:http'
+import { createServer, maxHeaderSize, STATUS_CODES } from 'node:http'
 import type { AddressInfo, Socket } from 'node:net'
 import type { Duplex } from 'node:stream'
 import { ApiError } from '../contract/api-error.js'
@@ -247,7 +247,12 @@ export async function createApiSandboxServer(
     if (error.code === 'ERR_HTTP_REQUEST_TIMEOUT')
       return answerRaw(socket, 'timeout', stillReading(socket))
     const unknownMethod = unknownMethodRequest(error, socket)
-    const malformed = ApiError.of('invalidParameter', 'malformed HTTP request')
+    const malformed = ApiError.of(
+      'invalidParameter',
+      error.code === 'HPE_HEADER_OVERFLOW'
+        ? `request line and headers larger than ${maxHeaderSize / 1024} KiB (a query or a header too long)`
+        : 'malformed HTTP request',
+    )
     // Inside a request still being read (its body broken, a client gone mid-request): at once,
     // as that request can never be done. After whole requests (bytes that are not HTTP behind
     // them, a request of an unknown method): once they are answered, in order; a write

@@ -363,6 +363,14 @@ describe.each(['fast', 'msw'] as const)('bytes on the wire (--transport %s)', (t
       ].map(async (lines) => (await rawAnswer([...lines, 'Connection: close'])).toString('latin1')),
     )
     expect(answers.map((answer) => answer.slice(9, 12))).toEqual(['403', '400', '400', '401'])
+    // A head past Node's limit (16 KiB): said so, not "malformed".
+    const long = (
+      await rawAnswer([`GET /users?keyword=${'a'.repeat(17_000)} HTTP/1.1`, 'Host: 127.0.0.1'])
+    ).toString('latin1')
+    expect(long).toMatch(/^HTTP\/1\.1 400 /)
+    expect(long).toContain(
+      '"message":"request line and headers larger than 16 KiB (a query or a header too long)"',
+    )
     for (const answer of answers) {
       expect(answer).toMatch(/\r\nx-request-id: \S+\r\n/i)
       expect(answer).toMatch(/\r\nvary: Origin\r\n/i)
