@@ -208,30 +208,25 @@ export function answersBusy(): ApiError {
 
 const unlimited = new BodyBudget(Number.POSITIVE_INFINITY)
 
-/**
- * Requests that sent `Expect: 100-continue` and were not yet asked for their body, with their
- * answer and whether its connection was to be kept alive.
- */
-const awaitingContinue = new WeakMap<IncomingMessage, { res: ServerResponse; keepAlive: boolean }>()
+/** Requests that sent `Expect: 100-continue` and were not yet asked for their body: their answer. */
+const awaitingContinue = new WeakMap<IncomingMessage, ServerResponse>()
 
 /**
  * `Expect: 100-continue` (RFC 9110 §10.1.1): `100 Continue` is sent when the body is first
  * read, not at once as Node does. An answer made without the body (401, 403, 404, 405, 413
- * from `Content-Length`) goes out before the client sent it, and closes the connection: the
- * client never uploads it, and a body it sends anyway is never read as a request.
+ * from `Content-Length`) goes out before the client sent it, and Node closes its connection
+ * (an answer without 100 Continue to such a request keeps no connection alive): the client
+ * never uploads the body, and one it sends anyway is never read as a request.
  */
 export function continueWhenRead(req: IncomingMessage, res: ServerResponse): void {
-  awaitingContinue.set(req, { res, keepAlive: res.shouldKeepAlive })
-  res.shouldKeepAlive = false
+  awaitingContinue.set(req, res)
 }
 
 function sendContinue(req: IncomingMessage): void {
-  const waiting = awaitingContinue.get(req)
-  if (!waiting) return
+  const res = awaitingContinue.get(req)
+  if (!res) return
   awaitingContinue.delete(req)
-  if (waiting.res.headersSent) return
-  waiting.res.shouldKeepAlive = waiting.keepAlive
-  waiting.res.writeContinue()
+  if (!res.headersSent) res.writeContinue()
 }
 
 function readNodeBody(
