@@ -24,12 +24,22 @@ const out = join(dist, 'cjs')
  */
 const esmOnly = new Set(['bin', 'mcp', 'cjs'])
 
-function files(folder: string): string[] {
+function files(folder: string, skip: ReadonlySet<string> = esmOnly): string[] {
   return readdirSync(folder, { withFileTypes: true }).flatMap((entry) => {
     const path = join(folder, entry.name)
-    if (entry.isDirectory()) return folder === dist && esmOnly.has(entry.name) ? [] : files(path)
+    if (entry.isDirectory()) return folder === dist && skip.has(entry.name) ? [] : files(path, skip)
     return [path]
   })
+}
+
+// A declaration that names Node's types (`node:http`, `Buffer`, `NodeJS.*`) says so itself:
+// TypeScript 6 includes no `@types` package unless told (`types` defaults to `[]`), so a strict
+// check of `shop-sandbox/node` found no `node:http` (TS2591) in a project that had @types/node.
+const namesNodeTypes = /from 'node:|import\("node:|\bNodeJS\.|\bBuffer\b/
+const nodeReference = '/// <reference types="node" />\n'
+for (const file of files(dist, new Set(['cjs'])).filter((name) => name.endsWith('.d.ts'))) {
+  const text = readFileSync(file, 'utf8')
+  if (namesNodeTypes.test(text)) writeFileSync(file, nodeReference + text)
 }
 
 const all = files(dist)
