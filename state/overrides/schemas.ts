@@ -62,6 +62,10 @@ export const MAX_DEPTH = MAX_JSON_DEPTH
 export const OVERRIDE_STATUSES = { min: 100, max: 599 } as const
 const statusRange = `from ${OVERRIDE_STATUSES.min} to ${OVERRIDE_STATUSES.max}`
 
+/** An answer's envelope fields, and every field that gives it content (a raw body or text too). */
+const envelopeFields = ['code', 'message', 'data'] as const
+const contentFields = [...envelopeFields, 'body', 'text'] as const
+
 /**
  * A header name given before in another case (`Set-Cookie`, `set-cookie`): names are
  * case-insensitive, and one of the two was lost unsaid. Null the first time (noted in `seen`).
@@ -164,25 +168,16 @@ const overrideResponseSchema = once(() =>
         }).optional(),
       })
       .superRefine((response, context) => {
-        if (response.drop) {
-          for (const field of [
-            'status',
-            'code',
-            'message',
-            'data',
-            'body',
-            'text',
-            'headers',
-          ] as const) {
+        const refuse = (fields: readonly (keyof typeof response)[], message: string) => {
+          for (const field of fields)
             if (response[field] !== undefined)
-              context.addIssue({
-                code: 'custom',
-                path: [field],
-                message: 'cannot be combined with drop: a dropped connection answers nothing',
-              })
-          }
-          return
+              context.addIssue({ code: 'custom', path: [field], message })
         }
+        if (response.drop)
+          return refuse(
+            ['status', ...contentFields, 'headers'],
+            'cannot be combined with drop: a dropped connection answers nothing',
+          )
         if (response.status === undefined)
           context.addIssue({
             code: 'custom',
@@ -190,33 +185,15 @@ const overrideResponseSchema = once(() =>
             message: 'is required (or give drop: true)',
           })
         // A 1xx is an interim answer: headers only, no content follows it.
-        if (response.status !== undefined && isInterim(response.status)) {
-          for (const field of ['code', 'message', 'data', 'body', 'text'] as const) {
-            if (response[field] !== undefined)
-              context.addIssue({
-                code: 'custom',
-                path: [field],
-                message: `cannot be combined with status ${response.status}: a 1xx answer carries headers only`,
-              })
-          }
-          return
-        }
-        for (const raw of ['body', 'text'] as const) {
-          if (response[raw] === undefined) continue
-          for (const field of [
-            'code',
-            'message',
-            'data',
-            ...(raw === 'text' ? ['body'] : []),
-          ] as const) {
-            if (response[field as 'code'] !== undefined)
-              context.addIssue({
-                code: 'custom',
-                path: [field],
-                message: `cannot be combined with ${raw}: ${raw} is sent as it is, without an envelope`,
-              })
-          }
-        }
+        else if (isInterim(response.status))
+          return refuse(
+            contentFields,
+            `cannot be combined with status ${response.status}: a 1xx answer carries headers only`,
+          )
+        const raw = (name: string) =>
+          `cannot be combined with ${name}: ${name} is sent as it is, without an envelope`
+        if (response.body !== undefined) refuse(envelopeFields, raw('body'))
+        if (response.text !== undefined) refuse([...envelopeFields, 'body'], raw('text'))
       }),
     { id: 'OverrideAnswer' },
   ),
