@@ -299,7 +299,19 @@ export class DataFile implements Persistence {
     const logPath = this.#log.logPath
     await this.#ownFile('log', logPath)
     await this.#ownFile('reserve', this.#log.reservePath)
-    const logText = await readRegularFile(logPath, undefined, false).catch(() => '')
+    // A log that cannot be read is writes acknowledged and not replayed: refused, never
+    // taken for an empty one (only a missing log is none).
+    let logText = ''
+    try {
+      logText = await readRegularFile(logPath, readableBytes(), false)
+    } catch (error) {
+      if (error instanceof TooLargeFile)
+        throw new DataFileError(
+          `the log of data file ${this.path} (${logPath}) ${tooLarge(error.size)}`,
+        )
+      if ((error as NodeJS.ErrnoException).code !== 'ENOENT')
+        throw new DataFileError(cannot('read the log of', this.path, error))
+    }
     if (logText !== '') {
       const base = document ?? this.store.snapshot()
       const replayed = replayLog(base, logText, this.catalog.names)

@@ -1,5 +1,5 @@
 import { execFile } from 'node:child_process'
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs'
+import { mkdtempSync, rmSync, truncateSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { fileURLToPath } from 'node:url'
@@ -128,6 +128,26 @@ describe('a data file that would not fit in the heap is not read', () => {
       expect(stderr.trim().split('\n')).toHaveLength(1)
       expect(stderr).toMatch(
         /^shop-sandbox: data file .*data\.json is 60 MB, which would take ~300 MB of memory once read \(estimated\), more than three fifths of the \d+ MB the heap has free: give Node a larger heap/,
+      )
+      expect(stderr).not.toMatch(/heap out of memory/)
+    } finally {
+      rmSync(folder, { recursive: true, force: true })
+    }
+  })
+
+  it("a crash's log of 200 MB beside a small file: refused at start with its size, not read (nor taken for none)", async () => {
+    const folder = mkdtempSync(join(tmpdir(), 'data-weight-'))
+    try {
+      const file = join(folder, 'data.json')
+      writeFileSync(file, JSON.stringify({ users: [], products: [], orders: [] }))
+      // Sparse: its size says 200 MB, the disk holds none of it.
+      const log = join(folder, '.data.json.log')
+      writeFileSync(log, '')
+      truncateSync(log, 200 * 2 ** 20)
+      const { code, stderr } = await serveSmallHeap('--data', file)
+      expect(code).toBe(1)
+      expect(stderr).toMatch(
+        /^shop-sandbox: the log of data file .*data\.json \(.*\.data\.json\.log\) is 200 MB, which would take ~\d+ MB of memory once read/,
       )
       expect(stderr).not.toMatch(/heap out of memory/)
     } finally {
