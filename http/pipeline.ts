@@ -36,12 +36,12 @@ export const steps = [
   basePath, // the API lives under the base path: 404 elsewhere
   journal, // the request and its answer, for GET /__sandbox/requests
   delay, // X-Sandbox-Delay, else the settings' delay
-  fault, // an injected drop, 500 or 503 at the settings' rates
   match, // the route and its operation; a preflight's 204
   authenticate, // 401 without a valid token (where one is needed)
-  prefer, // Prefer: return=representation; Prefer: code= answers that status
   authorize, // 403 naming the rule
-  override, // an override answers instead (stubs without a token)
+  override, // an override answers instead (stubs without a token): before anything else (C2)
+  prefer, // Prefer: return=representation; Prefer: code= answers that status
+  fault, // an injected drop, 500 or 503 at the settings' rates, for an operation
   operate, // 404 / 405 / the proxy, or the operation: ids and query (400), body, 404, 422, 409, durability
 ] as const
 

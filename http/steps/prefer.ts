@@ -5,8 +5,9 @@ import { allowHeader } from '../router.js'
 
 /**
  * Preferences (CONTRACT B2, C1): `Prefer: return=representation` for the operation, and
- * `Prefer: code=<status>`, which answers that status with its business code here, before
- * permission, as Stoplight Prism does.
+ * `Prefer: code=<status>`, which answers that status with its business code here, as Stoplight
+ * Prism does: after routing, authentication and permission (B4's first checks) and after an
+ * override (C2: it answers before anything else), before any effect.
  */
 export const prefer: Step<Context, Answer> = {
   name: 'prefer',

@@ -1,11 +1,15 @@
 import { rmSync } from 'node:fs'
-import { open, readFile, rm, stat, writeFile } from 'node:fs/promises'
+import { open, rm, stat, writeFile } from 'node:fs/promises'
 import { dirname } from 'node:path'
 import { flag } from '../../sandbox/option-table.js'
+import { readRegularFile } from '../regular-file.js'
 import { cannot, DataFileError } from './errors.js'
 
 /** Lock files this process holds (two servers in one process must not share a file either). */
 const heldLocks = new Set<string>()
+
+/** The most a lock file is read of (it holds `{"pid":<n>}`). */
+const LOCK_BYTES = 1024
 
 /**
  * One server per data file (CONTRACT C3): a lock file beside the real file naming its pid,
@@ -90,7 +94,10 @@ export class FileLock {
   /** The pid the lock file names, or null. */
   async owner(): Promise<number | null> {
     try {
-      const { pid } = JSON.parse(await readFile(this.lockPath, 'utf8')) as { pid?: unknown }
+      // A lock is a short regular file this code wrote: anything else (a link planted there to
+      // /dev/zero, a FIFO, a huge file) names no owner, and is never followed or read whole.
+      const text = await readRegularFile(this.lockPath, LOCK_BYTES, false)
+      const { pid } = JSON.parse(text) as { pid?: unknown }
       return typeof pid === 'number' ? pid : null
     } catch {
       return null

@@ -63,12 +63,28 @@ describe('fault injection', () => {
   it('a dropped request resets the socket over HTTP, and the server keeps serving', async () => {
     const server = await createSandboxServer({ port: 0, dropRate: 1 })
     try {
-      await expect(fetch(`${server.url}/products`)).rejects.toThrow()
-      server.sandbox.configure({ dropRate: 0 })
+      const admin = { authorization: 'Bearer sandbox-admin-token' }
+      await expect(fetch(`${server.url}/products`, { headers: admin })).rejects.toThrow()
+      // Only a request the API would carry out meets a fault: a 401 stays a 401.
       expect((await fetch(`${server.url}/products`)).status).toBe(401)
+      server.sandbox.configure({ dropRate: 0 })
+      expect((await fetch(`${server.url}/products`, { headers: admin })).status).toBe(200)
     } finally {
       await server.close()
     }
+  })
+
+  it('comes after routing, authentication, permission and overrides: a 404, 401 or 403 is never a fault, an override answers', async () => {
+    const sandbox = createSandbox({ errorRate: 1 })
+    const member = { authorization: 'Bearer sandbox-member-token' }
+    expect((await sandbox.fetch('/nothing-here')).status).toBe(404)
+    expect((await sandbox.fetch('/products')).status).toBe(401)
+    expect((await sandbox.fetch('/users', { headers: member })).status).toBe(403)
+    expect((await sandbox.fetch('/products', { headers: member })).status).toBeGreaterThan(499)
+    sandbox.override({ method: 'GET', path: '/products', response: { status: 200, data: [] } })
+    const overridden = await sandbox.fetch('/products', { headers: member })
+    expect(overridden.status).toBe(200)
+    expect(await overridden.json()).toEqual({ code: 0, message: 'success', data: [] })
   })
 
   it('rejects rates outside 0..1', () => {

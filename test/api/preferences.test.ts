@@ -101,10 +101,26 @@ describe('forced responses: Prefer: code=<status>', () => {
     expect(deleted.status).toBe(200)
   })
 
-  it('works for members on routes they may not call (it precedes permission)', async () => {
+  it('comes after permission and after an override (CONTRACT B4, C2: an override answers before anything else)', async () => {
     expect(
       (await call('GET', '/users', { token: MEMBER, headers: { prefer: 'code=503' } })).status,
+    ).toBe(403)
+    expect(
+      (await call('GET', '/products', { token: MEMBER, headers: { prefer: 'code=503' } })).status,
     ).toBe(503)
+    const data = { ...sandbox.db.users.get(3)!, name: 'overridden' }
+    const stored = sandbox.override({
+      method: 'GET',
+      path: '/users/{user_id}',
+      response: { status: 200, data },
+    })
+    try {
+      const forced = await call('GET', '/users/3', { headers: { prefer: 'code=503' } })
+      expect(forced.status).toBe(200)
+      expect(forced.body).toEqual({ code: 0, message: 'success', data })
+    } finally {
+      stored.remove()
+    }
   })
 
   it('is recorded in the journal like any request', async () => {

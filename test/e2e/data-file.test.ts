@@ -477,6 +477,25 @@ describe('the data file (CONTRACT C3, issue 15)', () => {
     }
   })
 
+  it('a link planted at the lock (to /dev/zero, to a file) is no owner: never read whole or written through', async () => {
+    const folder = await tempDir()
+    const victim = join(folder, 'victim.txt')
+    await writeFile(victim, `${JSON.stringify({ pid: 1 })}\n`)
+    for (const [name, target] of [
+      ['zero', '/dev/zero'],
+      ['victim', victim],
+    ] as const) {
+      const file = join(folder, `${name}.json`)
+      const lock = join(folder, `.${name}.json.lock`)
+      await symlink(target, lock)
+      const server = await start(file)
+      expect((await lstat(lock)).isFile()).toBe(true)
+      expect(JSON.parse(await readFile(lock, 'utf8'))).toEqual({ pid: process.pid })
+      await server.close()
+    }
+    expect(await readFile(victim, 'utf8')).toBe(`${JSON.stringify({ pid: 1 })}\n`)
+  })
+
   it('a stop while writes keep coming folds them all in and ends cleanly: no exit error, nothing acknowledged missing', async () => {
     const file = join(await tempDir(), 'data.json')
     const server = await start(file)
