@@ -65,12 +65,19 @@ const sandboxHeaders = (args: Record<string, unknown>): Record<string, string> =
   typeof args.sandbox === 'string' ? { 'x-sandbox-id': args.sandbox } : {}
 
 /**
- * An answer's body: its JSON, or its text (also for JSON nested deeper than a body may be: a
- * proxied answer 500,000 levels deep overflowed the stack of what writes the tool's result).
+ * How deep an answer may nest and still be parsed: a body's own levels (a request's or an
+ * override's, up to {@link MAX_JSON_DEPTH}) inside the few the control API wraps it in (the
+ * envelope, a list, an entry, `requestBody`): a journal holding a body 62 levels deep is read.
+ */
+const MAX_ANSWER_DEPTH = MAX_JSON_DEPTH + 16
+
+/**
+ * An answer's body: its JSON, or its text (also for JSON nested deeper than that: a proxied
+ * answer 500,000 levels deep overflowed the stack of what writes the tool's result).
  */
 function bodyOf(answer: Answer): unknown {
   if (answer.text === '') return null
-  if (jsonDepthExceeds(answer.text, MAX_JSON_DEPTH)) return answer.text
+  if (jsonDepthExceeds(answer.text, MAX_ANSWER_DEPTH)) return answer.text
   try {
     return JSON.parse(answer.text)
   } catch {
@@ -409,11 +416,19 @@ export const tools: readonly Tool[] = [
     description: 'The overrides, oldest first, with remaining (counted ones) and next (sequences).',
     input: withSandbox({}),
     async run(args, target) {
-      const page = (await controlObject(target, 'GET', '/overrides?pageSize=100', args)) as {
-        list: unknown[]
-        total: number
+      // Every one, a page of the control API's largest at a time (it lists 100 a page).
+      const overrides: unknown[] = []
+      for (let number = 1; ; number++) {
+        const page = (await controlObject(
+          target,
+          'GET',
+          `/overrides?pageSize=100&page=${number}`,
+          args,
+        )) as { list: unknown[]; total: number }
+        overrides.push(...page.list)
+        if (page.list.length === 0 || overrides.length >= page.total)
+          return { structured: { overrides, total: page.total }, text: json(overrides) }
       }
-      return { structured: { overrides: page.list, total: page.total }, text: json(page.list) }
     },
   },
   {

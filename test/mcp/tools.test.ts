@@ -296,6 +296,35 @@ describe('shop-sandbox mcp, in process', () => {
     expect((await call('read_journal')).structured.total).toBe(0)
   })
 
+  it('reads a journal and overrides holding bodies as deep as a body may be (62 levels)', async () => {
+    let deep: unknown = 1
+    for (let level = 0; level < 62; level++) deep = { a: deep }
+    const created = await call('call_api', { method: 'POST', path: '/products', body: deep })
+    expect(created.structured.status).toBe(422)
+    const stored = await call('add_override', {
+      path: '/deep',
+      response: { status: 200, body: deep },
+    })
+    expect(stored.isError).toBe(false)
+    const journal = await call('read_journal', { path: '/products' })
+    expect(journal.isError).toBe(false)
+    expect(journal.structured.list).toEqual([expect.objectContaining({ requestBody: deep })])
+    const listed = await call('list_overrides')
+    expect(listed.isError).toBe(false)
+    expect(listed.structured.total).toBe(1)
+    await call('reset')
+  })
+
+  it("lists every override, past the control API's page of 100", async () => {
+    for (let i = 1; i <= 130; i++)
+      await call('add_override', { path: `/stub/${i}`, response: { status: 204 } })
+    const listed = await call('list_overrides')
+    expect(listed.structured.total).toBe(130)
+    const paths = (listed.structured.overrides as Array<{ path: string }>).map(({ path }) => path)
+    expect(paths).toEqual(Array.from({ length: 130 }, (_, i) => `/stub/${i + 1}`))
+    await call('reset')
+  })
+
   it('acts on the sandbox an X-Sandbox-Id names, leaving the default one alone', async () => {
     const created = await call('call_api', {
       method: 'POST',
