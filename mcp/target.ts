@@ -3,10 +3,13 @@ import { trimSlashes } from '../contract/params.js'
 import type { Sandbox } from '../sandbox/create-sandbox.js'
 import { ToolError } from './errors.js'
 
-/** An answer as the MCP tools hand it on: the exact status and headers, the body's text. */
+/**
+ * An answer as the MCP tools hand it on: the exact status and headers (`set-cookie`, when sent
+ * more than once, a list: each cookie as its own header, as they came), the body's text.
+ */
 export interface Answer {
   status: number
-  headers: Record<string, string>
+  headers: Record<string, string | string[]>
   text: string
 }
 
@@ -63,11 +66,10 @@ async function asAnswer(response: Response, limit = MAX_ANSWER_BYTES): Promise<A
     bytes.set(chunk, at)
     at += chunk.byteLength
   }
-  return {
-    status: response.status,
-    headers: Object.fromEntries(response.headers),
-    text: new TextDecoder().decode(bytes),
-  }
+  const headers: Answer['headers'] = Object.fromEntries(response.headers)
+  const cookies = response.headers.getSetCookie()
+  if (cookies.length > 1) headers['set-cookie'] = cookies
+  return { status: response.status, headers, text: new TextDecoder().decode(bytes) }
 }
 
 const tooBig = (bytes: number, limit: number) =>

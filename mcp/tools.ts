@@ -312,7 +312,9 @@ export const tools: readonly Tool[] = [
           ? `no answer to ${method} ${shown}: the connection was dropped (a drop override, an override answering a 1xx, or dropRate does this on purpose)`
           : [
               `${answer.status} for ${method} ${shown}`,
-              ...Object.entries(answer.headers).map(([name, value]) => `${name}: ${value}`),
+              ...Object.entries(answer.headers).flatMap(([name, value]) =>
+                (Array.isArray(value) ? value : [value]).map((one) => `${name}: ${one}`),
+              ),
             ].join('\n')
       return {
         structured: { status: answer.status, headers: answer.headers, body: bodyOf(answer) },

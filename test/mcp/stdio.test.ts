@@ -502,6 +502,29 @@ describe('shop-sandbox mcp --url, acting on a running server', () => {
     }
   })
 
+  it('call_api hands on each Set-Cookie of a proxied answer, as it came', async () => {
+    const upstream = createServer((req, res) => {
+      res.setHeader('set-cookie', ['a=1; Path=/', 'b=2'])
+      res.setHeader('content-type', 'application/json')
+      res.end('{"ok":true}')
+    })
+    await new Promise<void>((resolve) => upstream.listen(0, '127.0.0.1', resolve))
+    const proxied = await createSandboxServer({
+      port: 0,
+      log: () => {},
+      proxy: `http://127.0.0.1:${(upstream.address() as AddressInfo).port}`,
+    })
+    try {
+      const { call } = await agent('--url', proxied.url)
+      const answer = await call('call_api', { method: 'GET', path: '/elsewhere' })
+      expect(answer.structured.headers['set-cookie']).toEqual(['a=1; Path=/', 'b=2'])
+      expect(answer.text).toContain('set-cookie: a=1; Path=/\nset-cookie: b=2')
+    } finally {
+      await proxied.close()
+      upstream.close()
+    }
+  })
+
   it('answers an error result when the server is gone, and keeps serving', async () => {
     const gone = await createSandboxServer({ port: 0, log: () => {} })
     const url = gone.url
