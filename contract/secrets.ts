@@ -203,11 +203,13 @@ export function redactJsonValue(value: unknown): unknown {
         stack.push([current[index], copy as unknown as Record<number, unknown>, index])
       continue
     }
-    const copy: Record<string, unknown> = {}
+    // Without a prototype: a `__proto__` key (JSON.parse makes it an own key) stays a key.
+    const copy: Record<string, unknown> = Object.create(null) as Record<string, unknown>
     parent[key] = copy
     for (const name of Object.keys(current)) {
-      if (isSecretField(name)) copy[name] = REDACTED
-      else stack.push([(current as Record<string, unknown>)[name], copy, name])
+      // Each key set now, in order (its value when popped): the copy keeps the keys' order.
+      copy[name] = REDACTED
+      if (!isSecretField(name)) stack.push([(current as Record<string, unknown>)[name], copy, name])
     }
   }
   return root.value
