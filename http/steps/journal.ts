@@ -31,7 +31,9 @@ export const journal: Step<Context, Answer> = {
 
 function record(c: Context, response: ApiResponse): ApiResponse {
   const { request } = c
-  if (request.method === 'OPTIONS') return response
+  // A CORS preflight is the browser's question, not the app's request.
+  if (request.method === 'OPTIONS' && request.header('access-control-request-method') !== null)
+    return response
   response.headers['x-request-id'] = c.requestId
   c.instance.journal.add({
     at: c.at,

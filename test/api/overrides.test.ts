@@ -232,3 +232,24 @@ describe('CONTRACT C2: overrides', () => {
     expect(sandbox.requests({ path: '/products' })).toHaveLength(2)
   })
 })
+
+describe('CONTRACT C1, C2: the journal and OPTIONS', () => {
+  it('an OPTIONS a stub answers is journaled with its overrideId; a CORS preflight is not journaled', async () => {
+    const created = await override({
+      method: 'OPTIONS',
+      path: '/stubopt',
+      times: 1,
+      response: { status: 200, data: 'opt' },
+    })
+    const id = (created.body as { data: { id: number } }).data.id
+    expect((await sandbox.fetch('/stubopt', { method: 'OPTIONS' })).status).toBe(200)
+    const preflight = await sandbox.fetch('/users', {
+      method: 'OPTIONS',
+      headers: { origin: 'http://localhost:5173', 'access-control-request-method': 'POST' },
+    })
+    expect(preflight.status).toBe(204)
+    expect(sandbox.requests({ method: 'OPTIONS' })).toEqual([
+      expect.objectContaining({ path: '/stubopt', status: 200, overrideId: id }),
+    ])
+  })
+})
