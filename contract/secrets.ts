@@ -38,6 +38,34 @@ export const CREDENTIAL_HEADERS: ReadonlySet<string> = new Set([
   'proxy-authorization',
 ])
 
+/**
+ * The authentication schemes shown before `***` (IANA's registry, and the common `Token` and
+ * `ApiKey`), lower-cased: a first word that is none of them may be the credential itself
+ * (`Authorization: <token> x`), so it is not shown.
+ */
+export const AUTH_SCHEMES: ReadonlySet<string> = new Set(
+  [
+    'Basic',
+    'Bearer',
+    'Concealed',
+    'Digest',
+    'DPoP',
+    'GNAP',
+    'HOBA',
+    'Mutual',
+    'Negotiate',
+    'NTLM',
+    'OAuth',
+    'PrivateToken',
+    'SCRAM-SHA-1',
+    'SCRAM-SHA-256',
+    'vapid',
+    'AWS4-HMAC-SHA256',
+    'Token',
+    'ApiKey',
+  ].map((scheme) => scheme.toLowerCase()),
+)
+
 /** The value a secret is replaced with. */
 export const REDACTED = '[redacted]'
 

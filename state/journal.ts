@@ -1,5 +1,6 @@
 import { successText } from '../contract/envelope.js'
 import {
+  AUTH_SCHEMES,
   CREDENTIAL_HEADERS,
   isSecretParam,
   isSecretHeader,
@@ -395,7 +396,7 @@ export function redactedHeaders(headers: HeaderRecord | undefined): Record<strin
     const value = Array.isArray(rawValue) ? rawValue.join(', ') : String(rawValue)
     if (CREDENTIAL_HEADERS.has(name)) {
       const scheme = /^([!#$%&'*+.^_`|~0-9A-Za-z-]{1,64}) /.exec(value)?.[1]
-      shown[name] = scheme ? `${scheme} ***` : '***'
+      shown[name] = scheme && AUTH_SCHEMES.has(scheme.toLowerCase()) ? `${scheme} ***` : '***'
     } else shown[name] = isSecretHeader(name) ? '***' : value
   }
   return shown

@@ -2,7 +2,7 @@ import { setFlagsFromString } from 'node:v8'
 import { runInNewContext } from 'node:vm'
 import { describe, expect, it } from 'vitest'
 import { success } from '../../contract/envelope.js'
-import { Journal } from '../../state/journal.js'
+import { Journal, redactedHeaders } from '../../state/journal.js'
 
 const request = (n: number) => ({
   at: Date.UTC(2026, 0, 1) + n,
@@ -60,5 +60,27 @@ describe("the journal's byte budget", () => {
     expect(held, `${(held / 1e6).toFixed(1)} MB held for ${journal.size} entries`).toBeLessThan(
       budget * 1.25,
     )
+  })
+})
+
+describe('the headers the journal shows', () => {
+  it('shows a credential header by its scheme only when the first word is a scheme', () => {
+    expect(
+      redactedHeaders({
+        authorization: 'Bearer abc.def',
+        'proxy-authorization': 'basic dXNlcjpwYXNz',
+        cookie: 'sid=1',
+        'x-client': 'ios',
+      }),
+    ).toEqual({
+      authorization: 'Bearer ***',
+      cookie: '***',
+      'proxy-authorization': 'basic ***',
+      'x-client': 'ios',
+    })
+    // A token sent without a scheme, a word after it: the first word is the credential.
+    expect(redactedHeaders({ authorization: 'sandbox-admin-token x' })).toEqual({
+      authorization: '***',
+    })
   })
 })
