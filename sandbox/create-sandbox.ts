@@ -331,10 +331,11 @@ export function createApiSandbox<
     },
     override(input) {
       const stored = addOverride(main, parseOverride(input, 'Invalid override'))
-      return { ...stored, remove: () => main.overrides.remove(stored.id) }
+      // Frozen copies: an override changes by removing it and adding another.
+      return Object.freeze({ ...stored, remove: () => main.overrides.remove(stored.id) })
     },
     get overrides() {
-      return main.overrides.list()
+      return main.overrides.list().map((stored) => Object.freeze(stored))
     },
     instance(name = null) {
       // The names X-Sandbox-Id may give, as over HTTP.

@@ -253,3 +253,16 @@ describe('CONTRACT C1, C2: the journal and OPTIONS', () => {
     ])
   })
 })
+
+describe('overrides in code', () => {
+  it('sandbox.override() and sandbox.overrides give frozen copies: changing one changes nothing stored', async () => {
+    const stored = sandbox.override({ path: '/frozen', response: { status: 204 } })
+    expect(Object.isFrozen(stored)).toBe(true)
+    expect(sandbox.overrides.every((one) => Object.isFrozen(one))).toBe(true)
+    expect(() => {
+      ;(stored as { path: string }).path = '/elsewhere'
+    }).toThrow(TypeError)
+    expect(sandbox.overrides.at(-1)?.path).toBe('/frozen')
+    expect(stored.remove()).toBe(true)
+  })
+})
