@@ -6,7 +6,14 @@ import { ApiError } from '../contract/api-error.js'
 import type { ApiRequest, ApiResponse } from '../contract/exchange.js'
 import { pastAscii } from '../contract/exchange.js'
 import { SERVER_OWNED_HEADERS } from '../contract/headers.js'
-import { BODY_LIMIT, bodiesBusy, jsonDepthExceeds, MAX_JSON_DEPTH } from '../http/body.js'
+import {
+  BODY_LIMIT,
+  bodiesBusy,
+  jsonDepthExceeds,
+  jsonOfBody,
+  MAX_BODY_KEYS,
+  MAX_JSON_DEPTH,
+} from '../http/body.js'
 import type { Context } from '../http/context.js'
 import type { BodyBudget } from './node-request.js'
 import type { Exchange, Recorder } from './record.js'
@@ -67,6 +74,12 @@ export function proxyTo(options: ProxyOptions): (c: Context) => Promise<ApiRespo
       if (read === 'too-large') throw ApiError.of('payloadTooLarge')
       if (read === 'busy') throw bodiesBusy()
       body = read
+      // A JSON body is journaled as an API request's is (any other is forwarded, not shown).
+      if (body.byteLength > 0)
+        await jsonOfBody(body, request.header('content-type'), {
+          seen: c,
+          maxKeys: MAX_BODY_KEYS,
+        }).catch(() => undefined)
     }
     const headers = forwardedHeaders(request)
     if (body && body.byteLength > 0) headers['content-length'] = String(body.byteLength)

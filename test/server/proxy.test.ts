@@ -210,6 +210,14 @@ describe('--proxy (CONTRACT C4)', () => {
     expect(echoed.headers['x-sandbox-id']).toBeUndefined()
     expect(echoed.headers['x-sandbox-delay']).toBeUndefined()
     expect(echoed.headers['accept-encoding']).toBe('identity')
+    // Journaled with the JSON body it forwarded, as an API request is.
+    const journal = await fetch(`${server.url}/__sandbox/requests?order=desc&path=/echo`, {
+      headers: { 'x-sandbox-id': 'team-a' },
+    })
+    expect((await journal.json()).data.list[0]).toMatchObject({
+      proxied: true,
+      requestBody: { hello: 'upstream' },
+    })
   })
 
   it('relays HTML, bytes and a compressed answer decoded', async () => {
