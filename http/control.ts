@@ -25,7 +25,7 @@ import { madeDurable } from './durable.js'
 import type { Route } from './router.js'
 import { CONTROL_PREFIX } from './context.js'
 import { allowHeader, operationFor, Router } from './router.js'
-import { clip } from '../contract/params.js'
+import { clip, plainInteger } from '../contract/params.js'
 import type { JournalFilter } from '../state/journal.js'
 import {
   MAX_PATH,
@@ -518,7 +518,7 @@ function controlRoutes(catalog: Catalog): Route<ControlOperation>[] {
           },
           run({ instance, request }) {
             const raw = request.url.pathname.split('/').at(-1) ?? ''
-            const id = /^[1-9]\d{0,9}$/.test(raw) ? Number(raw) : Number.NaN
+            const id = plainInteger(raw)
             if (!instance.overrides.remove(id))
               throw ApiError.of('notFound', `override ${raw.slice(0, 40)} not found`)
             return noContent()
