@@ -480,7 +480,7 @@ describe('shop-sandbox mcp, in process', () => {
     for (let level = 0; level < 5000; level++) body = [body]
     const deep = await call('call_api', { method: 'POST', path: '/users', body })
     expect(deep.isError).toBe(true)
-    expect(deep.text).toBe('Invalid input: input: nests deeper than 64 levels')
+    expect(deep.text).toBe('Invalid input: body: nests deeper than 64 levels')
     expect((await call('list_overrides')).isError).toBe(false)
   })
 
