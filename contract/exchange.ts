@@ -23,6 +23,11 @@ export interface ApiRequest {
    */
   readonly requestId?: string
   /**
+   * Called before the answer waits (a delay): a transport that holds back `100 Continue` until
+   * the body is read sends it now, so a client waiting for it does not time out meanwhile.
+   */
+  willWait?(): void
+  /**
    * The body up to `limit` bytes: `too-large` past it, `busy` when the server is already holding
    * as many request bodies in memory as it allows.
    */

@@ -144,6 +144,10 @@ class NodeRequest implements ApiRequest {
   readBody(limit: number) {
     return readNodeBody(this.req, limit, this.budget)
   }
+
+  willWait() {
+    sendContinue(this.req)
+  }
 }
 
 /**

@@ -12,7 +12,9 @@ export const delay: Step<Context, Answer> = {
       raw !== null
         ? integerParameter('X-Sandbox-Delay', raw.trim(), 0, MAX_DELAY_MS)
         : drawDelay(c.instance.config.delay, c.instance.delayRandom)
-    return ms > 0 ? sleep(ms).then(() => next(c)) : next(c)
+    if (ms === 0) return next(c)
+    c.request.willWait?.()
+    return sleep(ms).then(() => next(c))
   },
 }
 

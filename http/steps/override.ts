@@ -53,7 +53,10 @@ export const override: Step<Context, Answer> = {
         }
       }
       const delay = response.delayMs ?? 0
-      if (delay > 0) await sleep(delay)
+      if (delay > 0) {
+        c.request.willWait?.()
+        await sleep(delay)
+      }
       const allow = c.match === null ? overrides.methodsAt(c.path) : allowHeader(c.match.route)
       return overrideAnswer(response, allow, messagesOf(c.host.catalog), c.conflict)
     })()
@@ -86,8 +89,10 @@ export const BODY_METHODS: ReadonlySet<string> = new Set(['POST', 'PUT', 'PATCH'
 
 /** The request's JSON body for an override's body condition: the value, or NO_JSON. */
 async function jsonForMatching(c: Context): Promise<unknown> {
-  if (!BODY_METHODS.has(c.request.method) && c.request.header('content-length') === null)
-    return NO_JSON
+  const declared = c.request.header('content-length')
+  if (!BODY_METHODS.has(c.request.method) && declared === null) return NO_JSON
+  // Past the limit by its Content-Length: no JSON to match, and not read (nor asked for).
+  if (declared !== null && Number(declared) > BODY_LIMIT) return NO_JSON
   let bytes: Uint8Array | 'too-large' | 'busy'
   try {
     bytes = await c.readBody(BODY_LIMIT)
