@@ -4,6 +4,7 @@ import { dirname } from 'node:path'
 import { clip } from '../contract/params.js'
 import { headerNameProblem, headerValueProblem, SERVER_OWNED_HEADERS } from '../contract/headers.js'
 import {
+  AUTH_SCHEMES,
   isSecretHeader,
   isSecretParam,
   redactJsonText,
@@ -297,7 +298,11 @@ function secretsOf(
   const secrets: string[] = []
   for (const [name, value] of Object.entries(headers)) {
     if (!isSecretHeader(name)) continue
-    secrets.push(value, ...value.split(/[\s;,=]+/))
+    // Not the scheme words (`Bearer`): an answer's `"token_type":"Bearer"` is no credential.
+    secrets.push(
+      value,
+      ...value.split(/[\s;,=]+/).filter((word) => !AUTH_SCHEMES.has(word.toLowerCase())),
+    )
   }
   for (const [name, value] of query) if (isSecretParam(name)) secrets.push(value)
   // Longest first, and never a short fragment (a scheme word, a cookie's name); a bounded

@@ -250,7 +250,7 @@ export async function createApiSandboxServer(
     const malformed = ApiError.of(
       'invalidParameter',
       error.code === 'HPE_HEADER_OVERFLOW'
-        ? `request line and headers larger than ${maxHeaderSize / 1024} KiB (a query or a header too long)`
+        ? `request line and headers larger than ${maxHeaderSize % 1024 === 0 ? `${maxHeaderSize / 1024} KiB` : `${maxHeaderSize} bytes`} (a query or a header too long)`
         : 'malformed HTTP request',
     )
     // Inside a request still being read (its body broken, a client gone mid-request): at once,

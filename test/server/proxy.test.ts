@@ -1,6 +1,7 @@
 import type { IncomingMessage, OutgoingHttpHeaders, Server, ServerResponse } from 'node:http'
 import { createServer } from 'node:http'
 import { lstat, mkdtemp, readFile, rm, symlink, writeFile } from 'node:fs/promises'
+import { connect } from 'node:net'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { gzipSync } from 'node:zlib'
@@ -47,6 +48,8 @@ function answer(req: IncomingMessage, res: ServerResponse, body: Buffer) {
         headers: req.headers,
         body: body.toString('utf8'),
       })
+    case '/token':
+      return json(200, { scheme: 'Bearer', scope: 'read' })
     case '/page':
       res.writeHead(404, { 'content-type': 'text/html; charset=utf-8' })
       return res.end('<h1>Not here</h1>')
@@ -232,6 +235,27 @@ describe('--proxy (CONTRACT C4)', () => {
     expect(await zipped.json()).toEqual({ zipped: true })
   })
 
+  it('a fault meets a forwarded request as an operation (--error-rate); a body too large by its Content-Length is 413 unread', async () => {
+    server.sandbox.configure({ errorRate: 1 })
+    try {
+      expect([500, 503]).toContain((await fetch(`${server.url}/reports`)).status)
+    } finally {
+      server.sandbox.configure({ errorRate: 0 })
+    }
+    const before = seen.length
+    const head = await new Promise<string>((resolve) => {
+      const socket = connect(server.port, '127.0.0.1')
+      let text = ''
+      socket.on('data', (chunk: Buffer) => (text += chunk.toString('latin1')))
+      socket.on('close', () => resolve(text))
+      socket.write(
+        'POST /upload HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/json\r\nExpect: 100-continue\r\nContent-Length: 5000000\r\n\r\n',
+      )
+    })
+    expect(head).toMatch(/^HTTP\/1\.1 413 /)
+    expect(seen.length).toBe(before)
+  })
+
   it('an override answers before the proxy', async () => {
     const stub = await fetch(`${server.url}/__sandbox/overrides`, {
       method: 'POST',
@@ -342,7 +366,6 @@ describe('--proxy (CONTRACT C4)', () => {
   })
 
   it('a client that half-closes after its request still gets the answer', async () => {
-    const { connect } = await import('node:net')
     const socket = connect(server.port, '127.0.0.1')
     await new Promise((resolve) => socket.once('connect', resolve))
     let received = ''
@@ -373,6 +396,8 @@ describe('--record (CONTRACT C4)', () => {
   it('writes each proxied exchange as an override --overrides loads, without secrets; it replays without the target', async () => {
     await fetch(`${server.url}/reports?year=2026&token=qz9-query-secret`)
     await fetch(`${server.url}/page`)
+    // The scheme word of the Authorization sent is no credential: an answer's "Bearer" stays.
+    await fetch(`${server.url}/token`, { headers: admin })
     await server.close()
     const recorded = JSON.parse(await readFile(recording, 'utf8'))
     const text = JSON.stringify(recorded)
@@ -397,6 +422,9 @@ describe('--record (CONTRACT C4)', () => {
       headers: { 'content-type': 'text/html; charset=utf-8' },
       text: '<h1>Not here</h1>',
     })
+    expect(
+      recorded.find((entry: { path: string }) => entry.path === '/token').response.body,
+    ).toEqual({ scheme: 'Bearer', scope: 'read' })
     // The same exchange twice is one override.
     const keys = recorded.map((entry: object) => JSON.stringify(entry))
     expect(new Set(keys).size).toBe(keys.length)
