@@ -25,6 +25,15 @@ const exposed = corsExposedHeaders.join(',')
 const allowed = corsAllowedHeaders.join(',')
 
 /**
+ * Whether a request is a CORS preflight: an `OPTIONS` asking, with
+ * `Access-Control-Request-Method`, whether the real request may be sent (the browser's question,
+ * answered 204 and never journaled). `requestMethod` is that header's value, absent or null.
+ */
+export function isPreflight(method: string, requestMethod: string | null | undefined): boolean {
+  return method === 'OPTIONS' && !!requestMethod
+}
+
+/**
  * The CORS headers of an answer (CONTRACT B6), added to `headers`: for a request from `origin`
  * (null when it sent none: curl, servers, a same-origin page), a preflight's too. Both
  * transports build them here; what differs is who decides which origins get them (the Node

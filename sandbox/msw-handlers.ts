@@ -1,6 +1,6 @@
 import type { HttpHandler } from 'msw'
 import type { ApiResponse } from '../contract/exchange.js'
-import { addCorsHeaders } from '../http/cors-headers.js'
+import { addCorsHeaders, isPreflight } from '../http/cors-headers.js'
 import { requestIdFor } from '../http/pipeline.js'
 import { fromFetchRequest } from '../contract/exchange.js'
 import { ApiError } from '../contract/api-error.js'
@@ -87,7 +87,7 @@ export function createHandlers(
         const origin = request.headers.get('origin')
         const options = request.method === 'OPTIONS'
         const headers: Record<string, string> = {}
-        if (options && request.headers.has('access-control-request-method')) {
+        if (isPreflight(request.method, request.headers.get('access-control-request-method'))) {
           addCorsHeaders(headers, origin, true, true)
           // Every answer carries one (B6), a preflight too, as the Node server's does.
           headers['x-request-id'] = requestIdFor(request.headers.get('x-request-id'))

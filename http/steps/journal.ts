@@ -1,6 +1,7 @@
 import type { ApiResponse } from '../../contract/exchange.js'
 import { isPending } from '../../contract/exchange.js'
 import type { Step } from '../compose.js'
+import { isPreflight } from '../cors-headers.js'
 import type { Answer, Context } from '../context.js'
 import { toErrorResponse } from './errors.js'
 
@@ -32,8 +33,7 @@ export const journal: Step<Context, Answer> = {
 function record(c: Context, response: ApiResponse): ApiResponse {
   const { request } = c
   // A CORS preflight is the browser's question, not the app's request.
-  if (request.method === 'OPTIONS' && request.header('access-control-request-method') !== null)
-    return response
+  if (isPreflight(request.method, request.header('access-control-request-method'))) return response
   response.headers['x-request-id'] = c.requestId
   c.instance.journal.add({
     at: c.at,

@@ -1,5 +1,5 @@
 import type { Step } from '../../http/compose.js'
-import { addCorsHeaders } from '../../http/cors-headers.js'
+import { addCorsHeaders, isPreflight } from '../../http/cors-headers.js'
 import { originRefused } from '../guard.js'
 import type { Front } from './context.js'
 import { refuse } from './refuse.js'
@@ -18,7 +18,7 @@ export const cors: Step<Front, void> = {
   run(f, next) {
     const { req, frame } = f
     const origin = req.headers.origin
-    const preflight = req.method === 'OPTIONS' && !!req.headers['access-control-request-method']
+    const preflight = isPreflight(req.method ?? '', req.headers['access-control-request-method'])
     const access = origin === undefined ? 'named' : allowed(f, origin)
     if (origin !== undefined && !access) return refuse(f, originRefused(origin))
     addCorsHeaders(frame, origin ?? null, preflight, false, access === 'named')
