@@ -160,6 +160,15 @@ export interface BodyReading {
 }
 
 /**
+ * Whether a request's `Content-Length` says its body is larger than `limit`: refused before it
+ * is read, nor asked for (`Expect: 100-continue`).
+ */
+export function declaredOver(request: Pick<ApiRequest, 'header'>, limit: number): boolean {
+  const declared = request.header('content-length')
+  return declared !== null && Number(declared) > limit
+}
+
+/**
  * Reads a JSON request body in the order of CONTRACT B4: size (413), then media type (415),
  * then JSON syntax (400 / 40004), its shape checked before it is parsed (nesting 400 / 40004,
  * keys 413 / 41300).
@@ -168,13 +177,12 @@ export async function readJsonBody(
   request: Pick<ApiRequest, 'header' | 'readBody'>,
   { limit = BODY_LIMIT, seen, admit, maxKeys }: BodyReading = {},
 ): Promise<unknown> {
-  const declared = request.header('content-length')
   const tooLarge = () =>
     ApiError.of(
       'payloadTooLarge',
       `body larger than ${limit === BODY_LIMIT ? '1 MiB' : `${limit} bytes`}${limit === BODY_LIMIT ? '' : ` (see ${limitFlag('maxDocumentBytes')})`}`,
     )
-  if (declared !== null && Number(declared) > limit) throw tooLarge()
+  if (declaredOver(request, limit)) throw tooLarge()
   const type = request.header('content-type')
   let bytes: Uint8Array | 'too-large' | 'busy'
   try {

@@ -9,6 +9,7 @@ import { SERVER_OWNED_HEADERS } from '../contract/headers.js'
 import {
   BODY_LIMIT,
   bodiesBusy,
+  declaredOver,
   jsonDepthExceeds,
   jsonOfBody,
   MAX_BODY_KEYS,
@@ -70,9 +71,7 @@ export function proxyTo(options: ProxyOptions): (c: Context) => Promise<ApiRespo
     url.search = request.url.search
     let body: Uint8Array | undefined
     if (request.method !== 'GET' && request.method !== 'HEAD') {
-      // Refused from its Content-Length before it is read (nor asked for: Expect: 100-continue).
-      const declared = request.header('content-length')
-      if (declared !== null && Number(declared) > BODY_LIMIT) throw ApiError.of('payloadTooLarge')
+      if (declaredOver(request, BODY_LIMIT)) throw ApiError.of('payloadTooLarge')
       const read = await c.readBody(BODY_LIMIT)
       if (read === 'too-large') throw ApiError.of('payloadTooLarge')
       if (read === 'busy') throw bodiesBusy()

@@ -5,6 +5,7 @@ import type { MatchRequest } from '../../state/overrides/index.js'
 import { NEEDS_BODY, NO_JSON, overrideAnswer } from '../../state/overrides/index.js'
 import {
   BODY_LIMIT,
+  declaredOver,
   jsonShapeExceeds,
   MAX_BODY_KEYS,
   MAX_JSON_DEPTH,
@@ -89,10 +90,10 @@ export const BODY_METHODS: ReadonlySet<string> = new Set(['POST', 'PUT', 'PATCH'
 
 /** The request's JSON body for an override's body condition: the value, or NO_JSON. */
 async function jsonForMatching(c: Context): Promise<unknown> {
-  const declared = c.request.header('content-length')
-  if (!BODY_METHODS.has(c.request.method) && declared === null) return NO_JSON
+  if (!BODY_METHODS.has(c.request.method) && c.request.header('content-length') === null)
+    return NO_JSON
   // Past the limit by its Content-Length: no JSON to match, and not read (nor asked for).
-  if (declared !== null && Number(declared) > BODY_LIMIT) return NO_JSON
+  if (declaredOver(c.request, BODY_LIMIT)) return NO_JSON
   let bytes: Uint8Array | 'too-large' | 'busy'
   try {
     bytes = await c.readBody(BODY_LIMIT)
