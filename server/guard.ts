@@ -38,10 +38,13 @@ export function isLoopback(hostname: string): boolean {
  * `127.0.0.1:99999` do not: no browser sends them).
  */
 function namesAHost(host: string): boolean {
-  const port = /:(\d*)$/.exec(host)?.[1]
-  if (port !== undefined && port.length > 0 && (port.length > 5 || Number(port) > 65535))
-    return false
+  if (!portInRange(/:(\d*)$/.exec(host)?.[1])) return false
   return /^(?:\[[0-9a-f:.]+\]|[a-z0-9_.-]+)$/i.test(hostnameOf(host))
+}
+
+/** A port as a `Host` or an origin carries it: 0-65535, or none. */
+function portInRange(port: string | undefined): boolean {
+  return port === undefined || port.length === 0 || (port.length <= 5 && Number(port) <= 65535)
 }
 
 /** The host name of a `Host` header (`[::1]:4010` → `[::1]`, `Example.test:80` → `example.test`). */
@@ -122,8 +125,8 @@ export type OriginPolicy = (origin: string) => 'named' | 'any' | false
 
 /** `http(s)://localhost`, `127.0.0.1`, `[::1]` on any port (CONTRACT C3). */
 export function isLoopbackOrigin(origin: string): boolean {
-  const match = /^https?:\/\/(\[[^\]]*\]|[^/:]+)(?::\d+)?$/i.exec(origin)
-  if (!match) return false
+  const match = /^https?:\/\/(\[[^\]]*\]|[^/:]+)(?::(\d+))?$/i.exec(origin)
+  if (!match || !portInRange(match[2])) return false
   const host = match[1]!.toLowerCase()
   return isLoopback(host.startsWith('[') ? host.slice(1, -1) : host)
 }

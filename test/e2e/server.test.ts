@@ -353,6 +353,8 @@ describe('CONTRACT C3: Host and Origin checks', () => {
     'https://localhost.evil.test',
     'null',
     'http://192.168.1.20:5173',
+    // A loopback name, but no port a browser could have sent it from.
+    'http://localhost:99999',
   ])(
     'Origin %s is refused 403 / 40300 naming the origin and --cors-origin, even for a preflight',
     async (origin) => {
