@@ -34,6 +34,20 @@ export function isPreflight(method: string, requestMethod: string | null | undef
 }
 
 /**
+ * A preflight's `Access-Control-Request-Headers` when it is a list of header names (tokens, by
+ * commas), or null: what the page asked to send is allowed besides the headers above, as the
+ * `cors` middleware answers by default, so a page's own headers (`X-Client` of an override's
+ * `headers` condition, `X-Requested-With`, `traceparent`) pass the preflight. The origin was
+ * allowed already: the Origin check is what guards the sandbox.
+ */
+function requestedHeaders(value: string | null | undefined): string | null {
+  if (!value) return null
+  return /^[!#$%&'*+.^_`|~0-9a-z-]+(?:[ \t]*,[ \t]*[!#$%&'*+.^_`|~0-9a-z-]+)*$/i.test(value.trim())
+    ? value.trim().toLowerCase()
+    : null
+}
+
+/**
  * The CORS headers of an answer (CONTRACT B6), added to `headers`: for a request from `origin`
  * (null when it sent none: curl, servers, a same-origin page), a preflight's too. Both
  * transports build them here; what differs is who decides which origins get them (the Node
@@ -41,6 +55,7 @@ export function isPreflight(method: string, requestMethod: string | null | undef
  * the process). `withoutOrigin`: answer a request without `Origin` too, with `*` (MSW, where a
  * DOM-like test environment such as happy-dom checks CORS on its own fetch). `credentials`:
  * whether the browser may send its cookies (not for an origin allowed only by `*`).
+ * `requestHeaders`: a preflight's `Access-Control-Request-Headers`.
  */
 export function addCorsHeaders(
   headers: Record<string, string>,
@@ -48,6 +63,7 @@ export function addCorsHeaders(
   preflight: boolean,
   withoutOrigin: boolean,
   credentials = true,
+  requestHeaders?: string | null,
 ): void {
   if (origin === null) {
     if (!preflight && !withoutOrigin) return
@@ -59,8 +75,14 @@ export function addCorsHeaders(
   }
   if (preflight) {
     headers['access-control-allow-methods'] = allowedMethods
-    headers['access-control-allow-headers'] = allowed
+    const asked = requestedHeaders(requestHeaders)
+    headers['access-control-allow-headers'] = asked === null ? allowed : `${allowed},${asked}`
     headers['access-control-max-age'] = '86400'
+    // The answer depends on the headers asked for too: a cache keeps one per list.
+    headers.vary =
+      headers.vary === undefined
+        ? 'Access-Control-Request-Headers'
+        : `${headers.vary}, Access-Control-Request-Headers`
   }
   headers['access-control-expose-headers'] = exposed
 }

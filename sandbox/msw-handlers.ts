@@ -88,7 +88,14 @@ export function createHandlers(
         const options = request.method === 'OPTIONS'
         const headers: Record<string, string> = {}
         if (isPreflight(request.method, request.headers.get('access-control-request-method'))) {
-          addCorsHeaders(headers, origin, true, true)
+          addCorsHeaders(
+            headers,
+            origin,
+            true,
+            true,
+            true,
+            request.headers.get('access-control-request-headers'),
+          )
           // Every answer carries one (B6), a preflight too, as the Node server's does.
           headers['x-request-id'] = requestIdFor(request.headers.get('x-request-id'))
           return respond(null, { status: 204, headers })

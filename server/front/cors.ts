@@ -21,9 +21,17 @@ export const cors: Step<Front, void> = {
     const preflight = isPreflight(req.method ?? '', req.headers['access-control-request-method'])
     const access = origin === undefined ? 'named' : allowed(f, origin)
     if (origin !== undefined && !access) return refuse(f, originRefused(origin))
-    addCorsHeaders(frame, origin ?? null, preflight, false, access === 'named')
+    addCorsHeaders(
+      frame,
+      origin ?? null,
+      preflight,
+      false,
+      access === 'named',
+      req.headers['access-control-request-headers'],
+    )
     if (!preflight) return next(f)
-    f.res.writeHead(204, { ...frame, 'content-length': '0' })
+    // No Content-Length: a 204 never carries one (RFC 9110 section 8.6).
+    f.res.writeHead(204, frame)
     f.res.end()
   },
 }

@@ -1,6 +1,7 @@
 import { request as rawRequest } from 'node:http'
 import { connect } from 'node:net'
 import { describe, expect, it } from 'vitest'
+import { corsAllowedHeaders } from '../../http/cors-headers.js'
 import { MEMBER } from '../support/client.js'
 import { useSandboxServer } from '../support/over-http.js'
 
@@ -108,7 +109,9 @@ describe.each(['fast', 'msw'] as const)('over real HTTP (%s transport)', (transp
       headers: {
         origin: 'http://localhost:5173',
         'access-control-request-method': 'POST',
-        'access-control-request-headers': 'authorization, content-type, x-sandbox-id',
+        // The page's own headers too: an override's `headers` condition, a tracer's.
+        'access-control-request-headers':
+          'authorization, content-type, x-sandbox-id, X-Client,traceparent',
       },
     })
     expect(response.status).toBe(204)
@@ -120,12 +123,31 @@ describe.each(['fast', 'msw'] as const)('over real HTTP (%s transport)', (transp
       'prefer',
       'x-sandbox-id',
       'x-sandbox-delay',
+      'x-sandbox-scenario',
       'x-request-id',
+      'x-client',
+      'traceparent',
     ]) {
       expect(allowed).toContain(header)
     }
     expect(response.headers.get('access-control-allow-methods')).toContain('PATCH')
     expect(response.headers.get('x-request-id')).toBeTruthy()
+    expect(response.headers.get('vary')).toBe('Origin, Access-Control-Request-Headers')
+    // A 204 carries no Content-Length (RFC 9110 section 8.6).
+    expect(response.headers.get('content-length')).toBeNull()
+  })
+
+  it('allows no more than the contract’s headers when a preflight asks for what is no header list', async () => {
+    const response = await fetch(`${http.server.url}/users`, {
+      method: 'OPTIONS',
+      headers: {
+        origin: 'http://localhost:5173',
+        'access-control-request-method': 'GET',
+        'access-control-request-headers': 'x client, x:y',
+      },
+    })
+    expect(response.status).toBe(204)
+    expect(response.headers.get('access-control-allow-headers')).toBe(corsAllowedHeaders.join(','))
   })
 
   it('echoes the X-Request-Id a preflight sends', async () => {

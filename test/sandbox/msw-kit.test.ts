@@ -94,12 +94,20 @@ describe("msw for Node: msw's HTTP handlers without msw's main entry (sandbox/ms
       ])
       const preflight = await fetch('https://api.kit.test/users', {
         method: 'OPTIONS',
-        headers: { origin: 'https://app.test', 'access-control-request-method': 'POST' },
+        headers: {
+          origin: 'https://app.test',
+          'access-control-request-method': 'POST',
+          'access-control-request-headers': 'content-type,x-client',
+        },
       })
       expect([preflight.status, preflight.headers.get('access-control-allow-origin')]).toEqual([
         204,
         'https://app.test',
       ])
+      // What the page asked to send is allowed, as on the Node server.
+      expect(preflight.headers.get('access-control-allow-headers')).toMatch(
+        /,content-type,x-client$/,
+      )
       // A preflight carries a request id too (B6): the one sent, echoed.
       const traced = await fetch('https://api.kit.test/users/2', {
         method: 'OPTIONS',
