@@ -169,8 +169,8 @@ export function declaredOver(request: Pick<ApiRequest, 'header'>, limit: number)
 }
 
 /**
- * Reads a JSON request body in the order of CONTRACT B4: size (413), then media type (415),
- * then JSON syntax (400 / 40004), its shape checked before it is parsed (nesting 400 / 40004,
+ * Reads a JSON request body in the order of CONTRACT B4: size (413), then media type and
+ * coding (415: an uncompressed JSON body is what the API takes), then JSON syntax (400 / 40004), its shape checked before it is parsed (nesting 400 / 40004,
  * keys 413 / 41300).
  */
 export async function readJsonBody(
@@ -193,6 +193,15 @@ export async function readJsonBody(
   }
   if (bytes === 'too-large') throw tooLarge()
   if (bytes === 'busy') throw bodiesBusy()
+  const encoding = request.header('content-encoding')
+  // A compressed body is not read as if it were not (RFC 9110 section 15.5.16: 415, saying
+  // with Accept-Encoding what is taken); `identity` is no coding.
+  if (encoding !== null && !/^[ \t]*identity[ \t]*$/i.test(encoding))
+    throw ApiError.of(
+      'unsupportedMediaType',
+      `body is sent with Content-Encoding '${encoding.slice(0, 80)}': send it uncompressed`,
+      { 'accept-encoding': 'identity' },
+    )
   return jsonOfBody(bytes, type, { seen, admit, maxKeys })
 }
 

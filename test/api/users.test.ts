@@ -255,6 +255,29 @@ describe('POST /users', () => {
     expect(reply.body.code).toBe(code)
   })
 
+  it('415 / 41500 for a compressed body, saying with Accept-Encoding what is taken', async () => {
+    const raw = JSON.stringify(newUser)
+    const gzip = await call('POST', '/users', {
+      raw,
+      headers: { ...json, 'content-encoding': 'gzip' },
+    })
+    expect([gzip.status, gzip.body.code, gzip.headers.get('accept-encoding')]).toEqual([
+      415,
+      41500,
+      'identity',
+    ])
+    expect(gzip.body.message).toBe(
+      "body is sent with Content-Encoding 'gzip': send it uncompressed",
+    )
+    expect(sandbox.db.users.all().some((user) => user.email === newUser.email)).toBe(false)
+    // `identity` is no coding.
+    const plain = await call('POST', '/users', {
+      raw,
+      headers: { ...json, 'content-encoding': 'Identity' },
+    })
+    expect(plain.status).toBe(201)
+  })
+
   it('413 / 41300 for a body over 1 MiB', async () => {
     const reply = await call('POST', '/users', {
       raw: JSON.stringify({ ...newUser, pad: 'x'.repeat(1024 * 1024) }),
