@@ -5,7 +5,12 @@ import { scenarioRoutes } from './scenario-routes.js'
 import type { Catalog } from '../resources/catalog.js'
 import type { Row } from '../resources/define.js'
 import { isAdmin } from './auth.js'
-import { checkSnapshotSliced, documentSchemas, unknownCollection } from '../resources/document.js'
+import {
+  checkSnapshotSliced,
+  documentSchemas,
+  unknownCollection,
+  unwrapped,
+} from '../resources/document.js'
 import { documentRoom } from '../resources/seed.js'
 import { inSlices, inTurn, LARGE_TEXTS_AT_ONCE, SLICE } from '../db/progress.js'
 import type { QuerySchema } from '../resources/query.js'
@@ -34,18 +39,6 @@ import {
   overrideSchema,
 } from '../state/overrides/index.js'
 import { limitFlag } from '../state/limits.js'
-
-/**
- * A document as `GET /__sandbox/db` answered it, envelope and all (`curl … -o backup.json`),
- * is taken as the document it holds: what GET gives, PUT takes back.
- */
-function unwrapped(body: unknown): unknown {
-  if (typeof body !== 'object' || body === null || Array.isArray(body)) return body
-  const { code, message, data, ...rest } = body as Record<string, unknown>
-  const envelope =
-    code === 0 && typeof message === 'string' && typeof data === 'object' && data !== null
-  return envelope && Object.keys(rest).length === 0 ? data : body
-}
 
 /** One request of the journal (`GET /__sandbox/requests`). */
 const journalEntrySchema = once(() =>

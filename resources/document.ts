@@ -151,6 +151,18 @@ function* checkingDocument(
 }
 
 /**
+ * A document as `GET /__sandbox/db` answered it, envelope and all (`curl … -o backup.json`),
+ * is taken as the document it holds: what GET gives, PUT and a scenario's `data` take back.
+ */
+export function unwrapped(body: unknown): unknown {
+  if (typeof body !== 'object' || body === null || Array.isArray(body)) return body
+  const { code, message, data, ...rest } = body as Record<string, unknown>
+  const envelope =
+    code === 0 && typeof message === 'string' && typeof data === 'object' && data !== null
+  return envelope && Object.keys(rest).length === 0 ? data : body
+}
+
+/**
  * The first top-level key of a document that is no collection of the API (nor `nextIds`), as a
  * problem naming it, or null: `PUT /__sandbox/db` refuses it (422) rather than drop its records
  * without a word, as a data file holding one is refused. Keys only: linear.

@@ -8,7 +8,7 @@ import type { Document, Snapshot, TableSpec } from '../db/store.js'
 import { freezeDocument, Store } from '../db/store.js'
 import { givenBack, inSlices, SLICE, whole } from '../db/progress.js'
 import type { Catalog } from '../resources/catalog.js'
-import { checkSnapshot, unknownCollection } from '../resources/document.js'
+import { checkSnapshot, unknownCollection, unwrapped } from '../resources/document.js'
 import {
   resolveSeedOptions,
   SeedTooLarge,
@@ -352,6 +352,8 @@ function dataOf(
     const made = make()
     return ['function', () => made]
   }
+  // A document saved from `GET /__sandbox/db` as it came, envelope and all (C5: "as it gives it").
+  data = unwrapped(data)
   if (typeof data !== 'object' || data === null || Array.isArray(data))
     throw refuse('data', 'must be a document, seed options ({ seed, counts }) or a function')
   const keys = Object.keys(data)

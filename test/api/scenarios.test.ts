@@ -248,6 +248,19 @@ describe.each(modes)('scenarios %s', (_, client, reset) => {
       expect(hash(texts[0]!), name).toBe(hash(texts[1]!))
     }
   })
+
+  it('a scenario’s data may be what GET /__sandbox/db answered, saved as it came (envelope and all)', async () => {
+    const source = { headers: id('s-backup'), token: null }
+    await call('PUT', '/__sandbox/scenario', { ...source, body: { name: 'empty' } })
+    const saved = (await call('GET', '/__sandbox/db', source)).body
+    expect(saved).toMatchObject({ code: 0, message: 'success' })
+    const sandbox = createSandbox({
+      scenarios: [defineScenario({ name: 'saved', description: 'From a backup', data: saved })],
+      scenario: 'saved',
+    })
+    expect(sandbox.db.users.all()).toEqual(saved.data.users)
+    expect(sandbox.db.products.size).toBe(0)
+  })
 })
 
 describe('scenarios in code', () => {
