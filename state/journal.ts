@@ -84,7 +84,7 @@ export interface JournalRecord {
 /** What `GET /__sandbox/requests` and `sandbox.requests()` filter by (CONTRACT C2). */
 export interface JournalFilter {
   method?: string
-  /** A concrete path or a route template, relative to the base path. */
+  /** A concrete path or a route template, relative to the base path (or with it, as entries show paths). */
   path?: string
   status?: number
   /** `asc` (default): oldest first; `desc`: newest first. */
@@ -300,7 +300,9 @@ export class Journal {
       } else {
         if (method !== undefined && item.method !== method) continue
         if (filter.status !== undefined && item.status !== filter.status) continue
-        if (path && !path(item.apiPath ?? item.path)) continue
+        // Relative to the base path (C2), or as the entry shows it, base path and all: a path
+        // copied from the journal into its filter finds what it was copied from.
+        if (path && !path(item.apiPath ?? item.path) && !(item.apiPath && path(item.path))) continue
         total++
         if (total <= from || total > to) continue
       }

@@ -230,6 +230,19 @@ describe.each(['fast', 'msw'] as const)('a base path (%s transport)', (transport
     expect(outside.headers.get('x-request-id')).toBeTruthy()
     expect(await outside.json()).toMatchObject({ code: 40400, data: null })
   })
+
+  it('the journal shows the path sent; its filter takes it so, or relative to the base path', async () => {
+    const sandbox = { 'x-sandbox-id': `journal-base-${transport}` }
+    expect((await withBase.call('GET', '/users/3', { headers: sandbox })).status).toBe(200)
+    const control = withBase.server.url.replace(/\/api$/, '/__sandbox/requests')
+    const read = async (path: string) =>
+      (await (await fetch(`${control}?path=${path}`, { headers: sandbox })).json()).data
+    const all = await read('/users/3')
+    expect(all.list.map((entry: { path: string }) => entry.path)).toEqual(['/api/users/3'])
+    for (const path of ['/api/users/3', '/api/users/{user_id}', '/users/{user_id}'])
+      expect((await read(path)).total).toBe(1)
+    expect((await read('/api/users/4')).total).toBe(0)
+  })
 })
 
 describe.each(['fast', 'msw'] as const)('GET / (%s transport)', (transport) => {
