@@ -259,8 +259,8 @@ export const optionTable = {
         z
           .string()
           .regex(
-            /^(?:\*|[a-z][a-z0-9+.-]*:\/\/(?:\[[0-9a-f:.]+\]|[^\s/:?#[\]@*]+)(?::\d{1,5})?\/?)$/i,
-            'must be an origin: a scheme, a host and maybe a port (http://localhost:5173), or * alone (no wildcard inside a name: give each origin)',
+            /^(?:\*|[a-z][a-z0-9+.-]*:\/\/(?:\[[0-9a-f:.]+\]|[^\s/:?#[\]@*]+)(?::(?:\d{1,4}|[1-5]\d{4}|6[0-4]\d{3}|65[0-4]\d\d|655[0-2]\d|6553[0-5]))?\/?)$/i,
+            'must be an origin: a scheme, a host and maybe a port of 0-65535 (http://localhost:5173), or * alone (no wildcard inside a name: give each origin)',
           ),
       ),
     scope: 'server',

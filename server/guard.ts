@@ -138,9 +138,20 @@ export function isLoopbackOrigin(origin: string): boolean {
  */
 export function originPolicy(origins: readonly string[] = []): OriginPolicy {
   const any = origins.includes(ANY_ORIGIN)
-  const allowed = new Set(origins.map((origin) => trimSlashes(origin).toLowerCase()))
+  const allowed = new Set(origins.map((origin) => originKey(trimSlashes(origin))))
   return (origin) =>
-    isLoopbackOrigin(origin) || allowed.has(origin.toLowerCase()) ? 'named' : any && 'any'
+    isLoopbackOrigin(origin) || allowed.has(originKey(origin)) ? 'named' : any && 'any'
+}
+
+/**
+ * An origin as browsers serialize it, to compare: lower case, without its scheme's default port
+ * (`--cors-origin http://app.test:80` allows `Origin: http://app.test`, what a browser sends).
+ */
+function originKey(origin: string): string {
+  const lower = origin.toLowerCase()
+  if (lower.startsWith('http://') && lower.endsWith(':80')) return lower.slice(0, -3)
+  if (lower.startsWith('https://') && lower.endsWith(':443')) return lower.slice(0, -4)
+  return lower
 }
 
 /**

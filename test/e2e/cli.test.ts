@@ -139,6 +139,7 @@ describe('shop-sandbox CLI', () => {
     [['--data-format', 'yaml'], "--data-format must be one of pretty, compact, got 'yaml'"],
     [['--cors-origin', 'example.com'], '--cors-origin must be an origin: a scheme, a host'],
     [['--cors-origin', 'http://a.example/app'], "got 'http://a.example/app'"],
+    [['--cors-origin', 'http://a.example:65536'], 'a port of 0-65535 (http://localhost:5173)'],
     // A wildcard inside a name matched only its own text: refused, not taken literally.
     [['--cors-origin', 'http://*.example.com'], 'or * alone (no wildcard inside a name'],
     [['--allowed-hosts', 'http://app.local'], '--allowed-hosts must be a host name'],

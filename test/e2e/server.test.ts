@@ -324,13 +324,22 @@ describe('CORS for clients that send no Origin (curl, servers, tests)', () => {
     const { createSandboxServer } = await import('../../node/index.js')
     const restricted = await createSandboxServer({
       port: 0,
-      corsOrigin: ['http://allowed.example'],
+      // A default port given is what a browser leaves out of the Origin it sends.
+      corsOrigin: ['http://allowed.example', 'https://secure.example:443'],
     })
     try {
       const ok = await fetch(`${restricted.url}/products`, {
         headers: { origin: 'http://allowed.example' },
       })
       expect(ok.headers.get('access-control-allow-origin')).toBe('http://allowed.example')
+      const secure = await fetch(`${restricted.url}/products`, {
+        headers: { origin: 'https://secure.example' },
+      })
+      // Past the Origin check: the API's own 401 (no token), with the CORS headers.
+      expect([secure.status, secure.headers.get('access-control-allow-origin')]).toEqual([
+        401,
+        'https://secure.example',
+      ])
       const other = await fetch(`${restricted.url}/products`, {
         headers: { origin: 'http://other.example' },
       })
@@ -403,9 +412,10 @@ describe('CONTRACT C3: Host and Origin checks', () => {
       const body = await reply.json()
       expect(body).toMatchObject({ code: 40300, data: null })
       expect(body.message).toContain(`origin '${origin}'`)
-      // The flag's own advice only for what it takes: `--cors-origin null` is refused at start.
+      // The flag's own advice only for what it takes: `--cors-origin null` is refused at start,
+      // as is a port past 65535.
       expect(body.message).toContain(
-        origin === 'null'
+        origin === 'null' || origin.endsWith(':99999')
           ? "is not an origin --cors-origin can name: serve the page from an http(s) origin, or start the sandbox with --cors-origin '*'"
           : `start the sandbox with --cors-origin ${origin} (or --cors-origin '*')`,
       )
