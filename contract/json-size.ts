@@ -14,12 +14,15 @@ export const MAX_BODY_KEYS = 10_000
  * What a parsed JSON value costs in memory, estimated from its shape rather than its text: an
  * empty object takes some 60 bytes of heap whatever its JSON (`{}`, two characters), so a
  * budget counted in JSON characters lets `[{},{},…]` take seven times what it was allowed.
- * Walked without recursion (any depth), stopping early past `maxDepth`.
+ * Walked without recursion (any depth), stopping early past `maxDepth`, and past `maxBytes`
+ * (`over`): an array's slots are counted before its items are walked, so a sparse array made in
+ * code (`a.length = 2 ** 32 - 1`, no memory, billions of holes) is over at once, not walked.
  */
 export function jsonFootprint(
   value: unknown,
   maxDepth = Number.POSITIVE_INFINITY,
-): { bytes: number; tooDeep: boolean } {
+  maxBytes = Number.POSITIVE_INFINITY,
+): { bytes: number; tooDeep: boolean; over: boolean } {
   let bytes = 0
   // Objects and arrays still to walk, with their depths: two stacks, no pair made per value,
   // and strings and numbers counted where they are met (350,000 `{}` were some 0.3 s of garbage).
@@ -37,19 +40,22 @@ export function jsonFootprint(
   while (values.length > 0) {
     const current = values.pop()!
     const depth = depths.pop()!
-    if (depth > maxDepth) return { bytes, tooDeep: true }
+    if (depth > maxDepth) return { bytes, tooDeep: true, over: false }
     if (Array.isArray(current)) {
       bytes += ARRAY + SLOT * current.length
+      if (bytes > maxBytes) return { bytes, tooDeep: false, over: true }
       for (const item of current) count(item, depth + 1)
     } else {
       for (const key in current) {
         bytes += PROPERTY + STRING + key.length
         count((current as Record<string, unknown>)[key], depth + 1)
+        if (bytes > maxBytes) return { bytes, tooDeep: false, over: true }
       }
       bytes += OBJECT
     }
+    if (bytes > maxBytes) return { bytes, tooDeep: false, over: true }
   }
-  return { bytes, tooDeep: false }
+  return { bytes, tooDeep: false, over: bytes > maxBytes }
 }
 
 /** V8's sizes on 64-bit, rounded up (measured: 349,000 `{}` in an array took 22.3 MB). */

@@ -176,7 +176,7 @@ export function createApiSandbox<
   if (given.length > most)
     throw new RangeError(`Invalid override overrides[${most}]: ${overridesFull(most)}`)
   const startOverrides = Array.from(given, (input: unknown, index) =>
-    parseOverride(input, `Invalid override overrides[${index}]`),
+    parseOverride(input, `Invalid override overrides[${index}]`, resolved.limits.overrides.bytes),
   )
   const fits = new Overrides(resolved.limits.overrides)
   for (const [index, override] of startOverrides.entries()) {
@@ -330,7 +330,8 @@ export function createApiSandbox<
       return main.journal.matching(parsed.data as JournalFilter)
     },
     override(input) {
-      const stored = addOverride(main, parseOverride(input, 'Invalid override'))
+      const parsed = parseOverride(input, 'Invalid override', main.overrides.limits.bytes)
+      const stored = addOverride(main, parsed)
       // Frozen copies: an override changes by removing it and adding another.
       return Object.freeze({ ...stored, remove: () => main.overrides.remove(stored.id) })
     },

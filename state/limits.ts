@@ -41,6 +41,9 @@ export interface SandboxLimits {
 
 const MiB = 1024 * 1024
 
+/** The most `overridesBytes` may be: an override past it fits no sandbox, and is not walked on. */
+export const MAX_OVERRIDES_BYTES = 1024 * MiB
+
 /**
  * The bounds whose defaults are a share of V8's heap limit, so that they hold under a small heap
  * too (`--max-old-space-size=512`): the share, and the most it is on the server and in process
@@ -152,7 +155,7 @@ export const limitOptions = {
     flag: { kind: 'integer' },
   }),
   overridesBytes: option({
-    schema: integer(64 * 1024, 1024 * MiB),
+    schema: integer(64 * 1024, MAX_OVERRIDES_BYTES),
     scope: 'sandbox',
     help: "Memory one sandbox's overrides may take (estimated); one larger alone is 413 / 41300, one that no longer fits 429 / 42900",
     default: HEAP_SHARES.overridesBytes.inProcess,

@@ -18,6 +18,7 @@ import {
 import { seedSourcesFor } from '../resources/seed-sources.js'
 import type { OverrideLimits } from './limits.js'
 import type { OverrideInput, ParsedOverride } from './overrides/index.js'
+import { limitFlag } from './limits.js'
 import { Overrides, parseOverride } from './overrides/index.js'
 import type { RuntimeConfig, RuntimeConfigInput } from './runtime-config.js'
 import { runtimeConfigPatchSchema } from './runtime-config.js'
@@ -276,8 +277,14 @@ function scenarioOf(definition: unknown, index: number, sources: ScenarioSources
   // Overrides: each as POST /__sandbox/overrides takes it, and all within the sandbox's bounds.
   if (given.overrides !== undefined && !Array.isArray(given.overrides))
     throw refuse('overrides', 'must be a list of overrides')
+  // Counted before any is read, as the sandbox's own are: a list of a billion holes is cheap to make.
+  if ((given.overrides?.length ?? 0) > sources.limits.count)
+    throw refuse(
+      'overrides',
+      `holds ${given.overrides!.length} overrides, more than the ${sources.limits.count} a sandbox keeps (${limitFlag('maxOverrides')})`,
+    )
   const overrides = ((given.overrides ?? []) as unknown[]).map((input, at) =>
-    parseOverride(input, `Invalid scenario ${label}: overrides[${at}]`),
+    parseOverride(input, `Invalid scenario ${label}: overrides[${at}]`, sources.limits.bytes),
   )
   const fits = new Overrides(sources.limits)
   try {

@@ -17,6 +17,7 @@ import {
   headerValueProblem,
   SERVER_OWNED_HEADERS,
 } from '../../contract/headers.js'
+import { limitFlag, MAX_OVERRIDES_BYTES } from '../limits.js'
 import { MAX_DELAY_MS } from '../runtime-config.js'
 
 /** Methods an override may name (HEAD is matched by GET overrides, as by GET routes). */
@@ -283,6 +284,11 @@ export const overrideInputSchema = once(() =>
   ),
 )
 
+/** Why an override is refused for its size alone: past what one sandbox's overrides may take. */
+export function overrideTooLarge(maxBytes: number): string {
+  return `override too large: it takes more than the ${maxBytes} bytes overrides may take in one sandbox (${limitFlag('overridesBytes')})`
+}
+
 export type OverrideInput = z.input<ReturnType<typeof overrideInputSchema>>
 export type ParsedOverride = z.output<ReturnType<typeof overrideInputSchema>>
 
@@ -291,13 +297,21 @@ export type ParsedOverride = z.output<ReturnType<typeof overrideInputSchema>>
  * TypeError naming each bad field after `prefix` (`Invalid override: response.status: must be
  * from 100 to 599`).
  */
-export function parseOverride(input: unknown, prefix = 'Invalid override'): ParsedOverride {
+export function parseOverride(
+  input: unknown,
+  prefix = 'Invalid override',
+  /** What the sandbox's overrides may take (`overridesBytes`): one larger alone is a RangeError. */
+  maxBytes = MAX_OVERRIDES_BYTES,
+): ParsedOverride {
   if (typeof input !== 'object' || input === null || Array.isArray(input))
     throw new TypeError(
       `${prefix}: override: must be an object, got ${input === null ? 'null' : Array.isArray(input) ? 'a list' : typeof input}`,
     )
-  // Checked before the schema walks it (recursively): as request bodies are (CONTRACT C3).
-  if (jsonFootprint(input, MAX_DEPTH).tooDeep)
+  // Checked before the schema walks it (recursively): as request bodies are (CONTRACT C3). Its
+  // size too, and first: an object made in code may be cheap to make and long to walk.
+  const shape = jsonFootprint(input, MAX_DEPTH, maxBytes)
+  if (shape.over) throw new RangeError(`${prefix}: ${overrideTooLarge(maxBytes)}`)
+  if (shape.tooDeep)
     throw new TypeError(
       `${prefix}: ${tooDeepPart(input)}: nests past the ${MAX_DEPTH} levels an override may take (or holds a cycle)`,
     )

@@ -6,14 +6,17 @@ import type { MatchRequest, NearMiss, Stored } from './matching.js'
 import { conditions, firstFailure, NEEDS_BODY, prepareCondition } from './matching.js'
 import { pathCloseness, pathSegments, segmentMatcher, segmentPattern } from './paths.js'
 import type { Override, OverrideResponse, ParsedOverride } from './schemas.js'
-import { overrideMethods } from './schemas.js'
+import { overrideMethods, overrideTooLarge } from './schemas.js'
 
 /** What every override costs besides its values (matcher, record). */
 const OVERRIDE_OVERHEAD = 512
 
-/** What an override is counted as against its sandbox's `overridesBytes` (the recorder counts the same). */
-export function overrideFootprint(input: unknown): number {
-  return OVERRIDE_OVERHEAD + jsonFootprint(input).bytes
+/**
+ * What an override is counted as against its sandbox's `overridesBytes` (the recorder counts the
+ * same); counted no further than past `maxBytes`.
+ */
+export function overrideFootprint(input: unknown, maxBytes = Number.POSITIVE_INFINITY): number {
+  return OVERRIDE_OVERHEAD + jsonFootprint(input, Number.POSITIVE_INFINITY, maxBytes).bytes
 }
 
 /** Why one more override is refused where `count` are kept, the most a sandbox keeps. */
@@ -54,13 +57,9 @@ export class Overrides {
    * against the sandbox's bytes; an {@link OverrideBoundError} (`too-large`) past them alone.
    */
   weigh(input: unknown): number {
-    const bytes = overrideFootprint(input)
-    if (bytes > this.limits.bytes) {
-      throw new OverrideBoundError(
-        `override too large: it takes about ${bytes} bytes, over the ${this.limits.bytes} bytes overrides may take in one sandbox (${limitFlag('overridesBytes')})`,
-        'too-large',
-      )
-    }
+    const bytes = overrideFootprint(input, this.limits.bytes)
+    if (bytes > this.limits.bytes)
+      throw new OverrideBoundError(overrideTooLarge(this.limits.bytes), 'too-large')
     return bytes
   }
 

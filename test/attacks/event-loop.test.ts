@@ -221,12 +221,45 @@ describe('an override too large alone is refused for its size before it is check
       expect(await response.json()).toMatchObject({
         code: 41300,
         message: expect.stringMatching(
-          /^override too large: it takes about \d+ bytes, over the 16777216 bytes/,
+          /^override too large: it takes more than the 16777216 bytes overrides may take in one sandbox \(--overrides-bytes\)$/,
         ),
       })
     } finally {
       await server.close()
     }
+  })
+})
+
+describe('an override made in code is weighed before it is walked', () => {
+  it('a sparse array (no memory, billions of holes) is refused at once, in code and in a scenario', async () => {
+    const { createSandbox, defineScenario } = await import('../../index.js')
+    const sandbox = createSandbox()
+    const holes: unknown[] = []
+    holes.length = 2 ** 32 - 1
+    expect(() => sandbox.override({ path: '/x', response: { status: 200, data: holes } })).toThrow(
+      new RangeError(
+        `Invalid override: override too large: it takes more than the ${sandbox.instance().overrides.limits.bytes} bytes overrides may take in one sandbox (--overrides-bytes)`,
+      ),
+    )
+    const scenario = defineScenario({
+      name: 'holes',
+      description: 'An answer of holes',
+      overrides: [{ path: '/x', response: { status: 200, data: holes } }],
+    })
+    expect(() => createSandbox({ scenarios: [scenario] })).toThrow(
+      /^Invalid scenario 'holes': overrides\[0\]: override too large/,
+    )
+    // A list of a billion holes for overrides is counted before any is read.
+    const many: unknown[] = []
+    many.length = 1e9
+    expect(() =>
+      createSandbox({
+        scenarios: [defineScenario({ name: 'many', description: 'Many', overrides: many as [] })],
+      }),
+    ).toThrow(
+      "Invalid scenario 'many': overrides: holds 1000000000 overrides, more than the 1000 a sandbox keeps (--max-overrides)",
+    )
+    expect(sandbox.overrides).toEqual([])
   })
 })
 
