@@ -2,6 +2,14 @@ import type { LocaleDefinition } from '@faker-js/faker'
 import type { CodeDefinition } from '../contract/codes.js'
 import type { AnyResourceDefinition } from './define.js'
 
+/**
+ * Resources and scenarios an API (with a sandbox's own, the `resources` and `scenarios`
+ * options) holds at most: each list is counted before any of it is read, as a list of a billion
+ * holes is cheap to make in code and long to walk (C3).
+ */
+export const MAX_RESOURCES = 1000
+export const MAX_SCENARIOS = 1000
+
 /** A token that always stands for one account (published: no secret). */
 export interface FixedToken {
   token: string

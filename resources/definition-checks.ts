@@ -5,6 +5,7 @@ import { describeIssue, safeParseReporting } from '../contract/issues.js'
 import { mustBeInteger, shownValue } from '../contract/params.js'
 import { readOnlyFields } from '../contract/registry.js'
 import type { ApiDefinition } from './api.js'
+import { MAX_RESOURCES, MAX_SCENARIOS } from './api.js'
 import type { Action, AnyResourceDefinition, Permission } from './define.js'
 import { nameOf } from './define.js'
 import { defOf, holdsIds, JSON_INSTEAD, notJsonType, refined, scalarKind } from './schema-kinds.js'
@@ -490,6 +491,8 @@ export function checkApi(api: ApiDefinition): void {
   // Its scenarios are checked when a sandbox is made (state/scenarios.ts): here only their list.
   if (api.scenarios !== undefined && !Array.isArray(api.scenarios))
     fail('api.scenarios', 'must be a list of scenarios (defineScenario)')
+  if ((api.scenarios?.length ?? 0) > MAX_SCENARIOS)
+    fail('api.scenarios', `must hold at most ${MAX_SCENARIOS.toLocaleString('en')} scenarios`)
   for (const key of Object.keys(api))
     if (!API_KEYS.has(key))
       fail(`api.${key}`, `is not part of an API definition (${listed([...API_KEYS])})`)
@@ -501,6 +504,8 @@ export function checkApi(api: ApiDefinition): void {
     fail('api.title', 'must be a title in words')
   if (!Array.isArray(api.resources) || api.resources.length === 0)
     fail('api.resources', 'must list at least one resource definition')
+  if (api.resources.length > MAX_RESOURCES)
+    fail('api.resources', `must list at most ${MAX_RESOURCES.toLocaleString('en')} resources`)
   if (!isObject(api.accounts)) fail('api.accounts', 'must say who signs in: { resource, password }')
   if (typeof api.accounts.password !== 'string' || api.accounts.password === '')
     fail('api.accounts.password', 'must be a password (a text, not empty)')

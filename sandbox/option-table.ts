@@ -3,6 +3,7 @@ import { once } from '../contract/once.js'
 import { describeIssues, distinctIssues, safeParseReporting } from '../contract/issues.js'
 import type { ProgressReporter } from '../db/progress.js'
 import type { ApiDefinition } from '../resources/api.js'
+import { MAX_SCENARIOS } from '../resources/api.js'
 import type { AnyResourceDefinition } from '../resources/define.js'
 import { DEFAULT_SEED, seedLimits } from '../resources/seed.js'
 import type { OptionScope, OptionSpec } from '../contract/option-spec.js'
@@ -174,10 +175,16 @@ export const optionTable = {
   }),
   scenarios: option({
     schema: () =>
-      z.custom<readonly ScenarioDefinition<never>[]>(
-        (value) => Array.isArray(value),
-        'must be a list of scenarios (defineScenario)',
-      ),
+      z
+        .custom<readonly ScenarioDefinition<never>[]>(
+          (value) => Array.isArray(value),
+          'must be a list of scenarios (defineScenario)',
+        )
+        // Counted before any is read: a list of a billion holes is cheap to make (C3).
+        .refine(
+          (list) => list.length <= MAX_SCENARIOS,
+          `must hold at most ${MAX_SCENARIOS.toLocaleString('en')} scenarios`,
+        ),
     scope: 'sandbox',
     help: "Scenarios besides the API's own (a module whose default export is a list of defineScenario definitions, or a folder of <name>.json files)",
     defaultText: "the API's own",

@@ -3,6 +3,7 @@ import { trimSlashes } from '../contract/params.js'
 import { EARLIEST, LATEST } from '../contract/iso-time.js'
 import { closest, distance } from 'fastest-levenshtein'
 import type { ApiDefinition } from '../resources/api.js'
+import { MAX_RESOURCES } from '../resources/api.js'
 import { Catalog } from '../resources/catalog.js'
 import type { AnyResourceDefinition, Named } from '../resources/define.js'
 import { resolveSeedOptions } from '../resources/seed.js'
@@ -134,6 +135,11 @@ export function resolveOptions(options: SandboxOptions & { api: ApiDefinition })
   const { api, resources } = options as { api: ApiDefinition; resources?: unknown }
   if (resources !== undefined && !Array.isArray(resources))
     throw new OptionsError('sandbox', 'resources: must be a list of resource definitions')
+  if (Array.isArray(resources) && resources.length > MAX_RESOURCES)
+    throw new OptionsError(
+      'sandbox',
+      `resources: must list at most ${MAX_RESOURCES.toLocaleString('en')} resources`,
+    )
   const catalog = Catalog.of(api, (resources ?? []) as readonly AnyResourceDefinition[])
   const taken = countNameProblem(catalog)
   if (taken) throw new TypeError(taken)

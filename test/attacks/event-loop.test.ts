@@ -261,6 +261,24 @@ describe('an override made in code is weighed before it is walked', () => {
     )
     expect(sandbox.overrides).toEqual([])
   })
+
+  it('the lists of scenarios and resources are counted before any is read (a billion holes crashed V8)', async () => {
+    const { createSandbox, defineApi, shopApi } = await import('../../index.js')
+    const holes: never[] = []
+    holes.length = 2 ** 32 - 1
+    expect(() => createSandbox({ scenarios: holes })).toThrow(
+      'Invalid sandbox options: scenarios: must hold at most 1,000 scenarios',
+    )
+    expect(() => createSandbox({ resources: holes })).toThrow(
+      'Invalid sandbox options: resources: must list at most 1,000 resources',
+    )
+    expect(() => createSandbox({ api: defineApi({ ...shopApi, scenarios: holes }) })).toThrow(
+      'api.scenarios: must hold at most 1,000 scenarios',
+    )
+    expect(() => createSandbox({ api: defineApi({ ...shopApi, resources: holes }) })).toThrow(
+      'api.resources: must list at most 1,000 resources',
+    )
+  })
 })
 
 describe('a big PUT /__sandbox/db gives the loop back while its records are read, checked and indexed', () => {
