@@ -1,6 +1,7 @@
 import type { IncomingHttpHeaders, IncomingMessage } from 'node:http'
 import { request as httpRequest } from 'node:http'
 import { request as httpsRequest } from 'node:https'
+import { randomUUID } from 'node:crypto'
 import { brotliDecompressSync, gunzipSync, inflateSync } from 'node:zlib'
 import { ApiError } from '../contract/api-error.js'
 import type { ApiRequest, ApiResponse } from '../contract/exchange.js'
@@ -64,8 +65,19 @@ export function proxyTo(options: ProxyOptions): (c: Context) => Promise<ApiRespo
   const base = new URL(options.target)
   const send = base.protocol === 'https:' ? httpsRequest : httpRequest
   const basePath = base.pathname.replace(/\/$/, '')
+  // This proxy's name in `Via` (RFC 9110 section 7.6.3, which a proxy adds to what it forwards):
+  // a request that comes back carrying it went round a loop (a target that is this sandbox, or
+  // one proxying back to it), and is not sent round again, where each turn held a socket until
+  // the process ran out of them.
+  const name = `shop-sandbox-${randomUUID().slice(0, 8)}`
   return async (c) => {
     const { request } = c
+    const via = request.header('via')
+    if (via !== null && viaNames(via).includes(name))
+      throw ApiError.of(
+        'badGateway',
+        `the proxy target ${options.target} leads back to this sandbox (a loop): give ${flag('proxy')} the real API's address`,
+      )
     const url = new URL(base.href)
     url.pathname = `${basePath}${c.path === '/' && basePath !== '' ? '' : c.path}`
     url.search = request.url.search
@@ -84,6 +96,7 @@ export function proxyTo(options: ProxyOptions): (c: Context) => Promise<ApiRespo
         }).catch(() => undefined)
     }
     const headers = forwardedHeaders(request)
+    headers.via = via === null ? `1.1 ${name}` : `${via}, 1.1 ${name}`
     if (body && body.byteLength > 0) headers['content-length'] = String(body.byteLength)
     const held = { bytes: 0 }
     try {
@@ -95,6 +108,11 @@ export function proxyTo(options: ProxyOptions): (c: Context) => Promise<ApiRespo
       options.budget?.release(held.bytes)
     }
   }
+}
+
+/** The names in a `Via` (`1.0 fred, 1.1 p.example (Apache/1.1)` → `fred`, `p.example`). */
+function viaNames(via: string): string[] {
+  return via.split(',').map((hop) => hop.trim().split(/[ \t]+/)[1] ?? '')
 }
 
 /** The headers a Connection header names: they belong to that one connection too (RFC 9110 §7.6.1). */

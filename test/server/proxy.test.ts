@@ -2,6 +2,7 @@ import type { IncomingMessage, OutgoingHttpHeaders, Server, ServerResponse } fro
 import { createServer } from 'node:http'
 import { lstat, mkdtemp, readFile, rm, symlink, writeFile } from 'node:fs/promises'
 import { connect } from 'node:net'
+import type { AddressInfo } from 'node:net'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { gzipSync } from 'node:zlib'
@@ -213,6 +214,8 @@ describe('--proxy (CONTRACT C4)', () => {
     expect(echoed.headers['x-sandbox-id']).toBeUndefined()
     expect(echoed.headers['x-sandbox-delay']).toBeUndefined()
     expect(echoed.headers['accept-encoding']).toBe('identity')
+    // A proxy says it forwarded (RFC 9110 section 7.6.3).
+    expect(echoed.headers.via).toMatch(/^1\.1 shop-sandbox-[0-9a-f]{8}$/)
     // Journaled with the JSON body it forwarded, as an API request is.
     const journal = await fetch(`${server.url}/__sandbox/requests?order=desc&path=/echo`, {
       headers: { 'x-sandbox-id': 'team-a' },
@@ -315,6 +318,31 @@ describe('--proxy (CONTRACT C4)', () => {
       expect((await fetch(`${dead.url}/users/1`, { headers: admin })).status).toBe(200)
     } finally {
       await dead.close()
+    }
+  })
+
+  it('a target that leads back to the sandbox is a loop: 502 / 50200 at once, not a socket per turn', async () => {
+    const free = createServer()
+    await new Promise<void>((done) => free.listen(0, '127.0.0.1', done))
+    const port = (free.address() as AddressInfo).port
+    await new Promise((done) => free.close(done))
+    const self = await createSandboxServer({ port, proxy: `http://127.0.0.1:${port}` })
+    // Two sandboxes proxying to each other go round the same loop.
+    const other = await createSandboxServer({ port: 0, proxy: self.url })
+    try {
+      for (const url of [self.url, other.url]) {
+        const reply = await fetch(`${url}/nowhere`)
+        expect(reply.status).toBe(502)
+        expect(await reply.json()).toMatchObject({ code: 50200, data: null })
+      }
+      const body = await (await fetch(`${self.url}/nowhere`)).json()
+      expect(body.message).toBe(
+        `the proxy target http://127.0.0.1:${port} leads back to this sandbox (a loop): give --proxy the real API's address`,
+      )
+      expect((await fetch(`${self.url}/users/1`, { headers: admin })).status).toBe(200)
+    } finally {
+      await other.close()
+      await self.close()
     }
   })
 
