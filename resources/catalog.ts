@@ -162,6 +162,26 @@ export function checkCatalog(api: ApiDefinition, own = Number.POSITIVE_INFINITY)
       accounts: accountsName,
     }),
   )
+  // `seed.needs` says whose records a seeder reads: a chain of them that comes back to where it
+  // started could not run in any order. Each resource needs one at most: a chain is followed.
+  // Its own records it may need (a seeder reading the ones it made): no order to keep there.
+  const needs = new Map(
+    definitions.flatMap((definition) => {
+      const needed = definition.seed?.needs ? nameOf(definition.seed.needs) : undefined
+      return needed && needed !== definition.name ? [[definition.name, needed] as const] : []
+    }),
+  )
+  for (const start of needs.keys()) {
+    const chain = new Set([start])
+    for (let next = needs.get(start); next !== undefined; next = needs.get(next)) {
+      if (next === start)
+        throw new TypeError(
+          `${start}.seed.needs: ${[...chain, start].join(' needs ')}: seeders that need each other cannot run one after the other; drop one of the needs`,
+        )
+      if (chain.has(next)) break
+      chain.add(next)
+    }
+  }
 }
 
 /**

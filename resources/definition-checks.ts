@@ -176,6 +176,14 @@ export function checkDefinition(
       at('schema.__proto__'),
       'is the prototype of every JavaScript object, not a field name; pick another name',
     )
+  // Nor a name every object has (`toString`, `constructor`): a body or a record leaving such a
+  // field out would be read as having JavaScript's own (a function), and refused for it.
+  for (const key of fields)
+    if (key in Object.prototype)
+      fail(
+        at(`schema.${key}`),
+        `${key} is a name every JavaScript object has; a record without it would read JavaScript's own; pick another name`,
+      )
   const field = (where: string, value: unknown) => {
     if (typeof value !== 'string' || !fields.has(value))
       fail(

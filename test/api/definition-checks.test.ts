@@ -490,6 +490,37 @@ describe('definition-time checks: each misuse is a TypeError naming the resource
     )
   })
 
+  it('seeders that need each other are refused, naming the chain; one needing its own records is not', () => {
+    const labels = {
+      ...tags,
+      name: 'labels',
+      singular: 'label',
+      seed: { ...tags.seed, needs: 'notes' },
+    }
+    const notes = {
+      ...tags,
+      name: 'notes',
+      singular: 'note',
+      seed: { ...tags.seed, needs: 'tags' },
+    }
+    const looped = broken({ seed: { ...tags.seed, needs: 'labels' } })
+    expect(() => createSandbox({ resources: [looped, labels as never, notes as never] })).toThrow(
+      'tags.seed.needs: tags needs labels needs notes needs tags: seeders that need each other cannot run one after the other; drop one of the needs',
+    )
+    const own = broken({ seed: { ...tags.seed, needs: 'tags' } })
+    expect(createSandbox({ resources: [own] }).db.table('tags').size).toBe(3)
+  })
+
+  it.each(['toString', 'valueOf', 'constructor', 'hasOwnProperty'])(
+    'a field named %s (what every object has) is refused: a record leaving it out read JavaScript’s own',
+    (key) => {
+      const schema = tagSchema.extend({ [key]: z.string().optional() })
+      expect(() => createSandbox({ resources: [broken({ schema })] })).toThrow(
+        `tags.schema.${key}: ${key} is a name every JavaScript object has; a record without it would read JavaScript's own; pick another name`,
+      )
+    },
+  )
+
   it.each(['sessions', 'docs'])(
     'a resource named %s (the sandbox’s own route) is refused',
     (name) => {
