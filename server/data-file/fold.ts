@@ -15,6 +15,13 @@ const SETTLE_MS = 50
 /** Copies of a data file's edits the server kept that stay beside it (`<name>.edit-<time>.json`), the newest. */
 const KEPT_EDITS = 20
 
+/**
+ * Bytes those copies take at most, together: the oldest go first past it, and an edit larger
+ * alone is not copied (a data file truncated to 3 GB was copied whole at each edit, 4.6 GB of
+ * disk in seconds).
+ */
+const KEPT_EDIT_BYTES = 512 * 2 ** 20
+
 /** A copy's `<time>.json`: the moment as `toISOString` writes it, `:` and `.` made `-`. */
 const editStamp = (date: Date) => `${date.toISOString().replace(/[:.]/g, '-')}.json`
 /** What {@link editStamp} gives, and nothing else (a file of the user's own stays). */
@@ -165,6 +172,13 @@ export class FoldedFile {
     const prefix = `${basename(this.target).replace(/\.json$/i, '')}.edit-`
     const copy = join(dirname(this.target), `${prefix}${editStamp(new Date())}`)
     try {
+      const size = (await stat(this.target)).size
+      if (size > KEPT_EDIT_BYTES) {
+        this.print(
+          `shop-sandbox: ${this.path} ${why}; ${verdict}; your edit is not kept: at ${Math.ceil(size / 2 ** 20)} MB, it is larger than the ${KEPT_EDIT_BYTES / 2 ** 20} MB copies of edits may take`,
+        )
+        return null
+      }
       // Its text, from a regular file only (a FIFO put in its place would hold the copy for good).
       await copyRegularFile(this.target, copy)
       this.print(`shop-sandbox: ${this.path} ${why}; ${verdict}; your edit is kept in ${copy}`)
@@ -179,8 +193,9 @@ export class FoldedFile {
   }
 
   /**
-   * Removes all but the newest {@link KEPT_EDITS} copies of edits: an editor saving in a loop
-   * made a copy of the whole file every few hundred ms, until the disk was full.
+   * Removes all but the newest {@link KEPT_EDITS} copies of edits, and the oldest of those past
+   * {@link KEPT_EDIT_BYTES} together: an editor saving in a loop made a copy of the whole file
+   * every few hundred ms, until the disk was full.
    */
   async #keepNewestEdits(prefix: string): Promise<void> {
     try {
@@ -188,7 +203,13 @@ export class FoldedFile {
       const copies = (await readdir(folder))
         .filter((name) => name.startsWith(prefix) && EDIT_STAMP.test(name.slice(prefix.length)))
         .sort()
-      for (const name of copies.slice(0, -KEPT_EDITS)) await rm(join(folder, name), { force: true })
+        .reverse()
+      let bytes = 0
+      for (const [index, name] of copies.entries()) {
+        const path = join(folder, name)
+        bytes += (await stat(path)).size
+        if (index >= KEPT_EDITS || bytes > KEPT_EDIT_BYTES) await rm(path, { force: true })
+      }
     } catch {
       // The copies are a courtesy: one that cannot be listed or removed stays.
     }

@@ -11,6 +11,7 @@ import {
   rm,
   stat,
   symlink,
+  truncate,
   writeFile,
 } from 'node:fs/promises'
 import { tmpdir } from 'node:os'
@@ -330,6 +331,30 @@ describe('the data file (CONTRACT C3, issue 15)', () => {
         await fetch(`${server.url}/users?keyword=pending`, { headers: admin })
       ).json()
       expect(users.data.total).toBe(5)
+    } finally {
+      errors.mockRestore()
+    }
+  })
+
+  it('an edit larger than the copies of edits may take (a file truncated to 3 GB) is reported, not copied', async () => {
+    const folder = await tempDir()
+    const file = join(folder, 'data.json')
+    const lines: string[] = []
+    const errors = vi.spyOn(console, 'error').mockImplementation((line: string) => {
+      lines.push(line)
+    })
+    try {
+      const server = await start(file)
+      expect((await create(server, 'kept')).status).toBe(201)
+      // Sparse: no disk taken, and no time to write it.
+      await truncate(file, 3 * 2 ** 30)
+      await waitFor(async () => lines.some((line) => line.includes('edited on disk')))
+      expect(lines.find((line) => line.includes('edited on disk'))).toMatch(
+        /your edit is not kept: at 3072 MB, it is larger than the 512 MB copies of edits may take$/,
+      )
+      expect((await readdir(folder)).filter((name) => name.includes('.edit-'))).toEqual([])
+      // The sandbox's data won, and are written back.
+      await waitFor(async () => (await readFile(file, 'utf8')).includes('kept'))
     } finally {
       errors.mockRestore()
     }
