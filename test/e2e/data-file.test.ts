@@ -67,6 +67,14 @@ const waitFor = async (check: () => Promise<boolean>, ms = 5000) => {
   throw new Error('timed out')
 }
 
+/** What the server prints (`console.error`), caught for a test; `restore` lets it print again. */
+function printedLines(): { lines: string[]; restore: () => void } {
+  const lines: string[] = []
+  const spy = vi.spyOn(console, 'error').mockImplementation((line: string) => {
+    lines.push(line)
+  })
+  return { lines, restore: () => spy.mockRestore() }
+}
 describe('the data file (CONTRACT C3, issue 15)', () => {
   it('one server per file: a second one refuses in one line naming the first one’s pid', async () => {
     const file = join(await tempDir(), 'data.json')
@@ -297,10 +305,7 @@ describe('the data file (CONTRACT C3, issue 15)', () => {
   it('hand edits while changes are pending are never lost silently: each is reported and kept beside the file', async () => {
     const folder = await tempDir()
     const file = join(folder, 'data.json')
-    const lines: string[] = []
-    const errors = vi.spyOn(console, 'error').mockImplementation((line: string) => {
-      lines.push(line)
-    })
+    const { lines, restore } = printedLines()
     try {
       const server = await start(file)
       const original = await readFile(file, 'utf8')
@@ -332,17 +337,14 @@ describe('the data file (CONTRACT C3, issue 15)', () => {
       ).json()
       expect(users.data.total).toBe(5)
     } finally {
-      errors.mockRestore()
+      restore()
     }
   })
 
   it('an edit larger than the copies of edits may take (a file truncated to 3 GB) is reported, not copied', async () => {
     const folder = await tempDir()
     const file = join(folder, 'data.json')
-    const lines: string[] = []
-    const errors = vi.spyOn(console, 'error').mockImplementation((line: string) => {
-      lines.push(line)
-    })
+    const { lines, restore } = printedLines()
     try {
       const server = await start(file)
       expect((await create(server, 'kept')).status).toBe(201)
@@ -356,7 +358,7 @@ describe('the data file (CONTRACT C3, issue 15)', () => {
       // The sandbox's data won, and are written back.
       await waitFor(async () => (await readFile(file, 'utf8')).includes('kept'))
     } finally {
-      errors.mockRestore()
+      restore()
     }
   })
 
