@@ -18,8 +18,8 @@ export const corsExposedHeaders = [
   'WWW-Authenticate',
 ]
 
-/** Methods a cross-origin caller may use. */
-export const allowedMethods = 'GET,HEAD,PUT,PATCH,POST,DELETE'
+/** Methods a cross-origin caller may use (`OPTIONS` too: a stub may answer it, CONTRACT C2). */
+export const allowedMethods = 'GET,HEAD,PUT,PATCH,POST,DELETE,OPTIONS'
 
 const exposed = corsExposedHeaders.join(',')
 const allowed = corsAllowedHeaders.join(',')

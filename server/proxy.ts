@@ -73,11 +73,14 @@ export function proxyTo(options: ProxyOptions): (c: Context) => Promise<ApiRespo
   return async (c) => {
     const { request } = c
     const via = request.header('via')
-    if (via !== null && viaNames(via).includes(name))
+    if (via !== null && viaNames(via).includes(name)) {
+      // Journaled as what it is, a request refused, not one forwarded.
+      c.proxied = false
       throw ApiError.of(
         'badGateway',
         `the proxy target ${options.target} leads back to this sandbox (a loop): give ${flag('proxy')} the real API's address`,
       )
+    }
     const url = new URL(base.href)
     url.pathname = `${basePath}${c.path === '/' && basePath !== '' ? '' : c.path}`
     url.search = request.url.search

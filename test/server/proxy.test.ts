@@ -339,6 +339,20 @@ describe('--proxy (CONTRACT C4)', () => {
       expect(body.message).toBe(
         `the proxy target http://127.0.0.1:${port} leads back to this sandbox (a loop): give --proxy the real API's address`,
       )
+      // The request that came back round is journaled as refused, not as forwarded: three
+      // requests reached this one (its own two, the other's one), each came back once.
+      const journal = await (await fetch(`${self.url}/__sandbox/requests?path=/nowhere`)).json()
+      expect(
+        journal.data.list.map((entry: { proxied?: boolean; status: number }) => [
+          entry.status,
+          entry.proxied ?? false,
+        ]),
+      ).toEqual(
+        Array.from({ length: 3 }, () => [
+          [502, false],
+          [502, true],
+        ]).flat(),
+      )
       expect((await fetch(`${self.url}/users/1`, { headers: admin })).status).toBe(200)
     } finally {
       await other.close()
