@@ -92,6 +92,36 @@ export interface JournalFilter {
 }
 
 /**
+ * Whether an entry is at `path`, a concrete path or a route template relative to the base path
+ * (C2), or written as entries show paths, base path and all (`/api/users/3`): a path copied from
+ * the journal into its filter finds what it was copied from. A filter under the entry's base
+ * path is read without it, and only so: `/{tenant}/settings` does not take `/api` for a tenant.
+ */
+function journalPathMatcher(path: string): (item: Pick<Kept, 'path' | 'apiPath'>) => boolean {
+  const relative = pathMatcher(path)
+  // The base path of the entries seen last, and the filter read under it (null: not under it).
+  let base: string | undefined
+  let under: ((path: string) => boolean) | null = null
+  return ({ path: full, apiPath }) => {
+    if (apiPath === undefined || apiPath === full) return relative(full)
+    // `/api/users/3` is `/users/3` under `/api`; `/api` itself is `/` under it.
+    const entryBase = full.endsWith(apiPath)
+      ? full.slice(0, full.length - apiPath.length)
+      : apiPath === '/'
+        ? full
+        : null
+    if (entryBase === null) return relative(apiPath)
+    if (entryBase !== base) {
+      base = entryBase
+      const rest =
+        path === base ? '/' : path.startsWith(`${base}/`) ? path.slice(base.length) : null
+      under = rest === null ? null : pathMatcher(rest)
+    }
+    return under ? under(apiPath) : relative(apiPath)
+  }
+}
+
+/**
  * An entry as kept, one shape for all: a request body as (possibly cut) redacted JSON text; a
  * response body that fits `bodyBytes` as sent, or as the data it was made from (rendered and
  * redacted when read: a page of records then costs the journal a few references, not its text),
@@ -285,7 +315,7 @@ export class Journal {
     to = Number.POSITIVE_INFINITY,
   ): { list: JournalEntry[]; total: number } {
     const method = filter.method?.toUpperCase()
-    const path = filter.path === undefined ? null : pathMatcher(filter.path)
+    const path = filter.path === undefined ? null : journalPathMatcher(filter.path)
     const unfiltered = method === undefined && path === null && filter.status === undefined
     const descending = filter.order === 'desc'
     const list: JournalEntry[] = []
@@ -300,9 +330,7 @@ export class Journal {
       } else {
         if (method !== undefined && item.method !== method) continue
         if (filter.status !== undefined && item.status !== filter.status) continue
-        // Relative to the base path (C2), or as the entry shows it, base path and all: a path
-        // copied from the journal into its filter finds what it was copied from.
-        if (path && !path(item.apiPath ?? item.path) && !(item.apiPath && path(item.path))) continue
+        if (path && !path(item)) continue
         total++
         if (total <= from || total > to) continue
       }

@@ -245,6 +245,9 @@ describe.each(['fast', 'msw'] as const)('a base path (%s transport)', (transport
     for (const path of ['/api/users/3', '/api/users/{user_id}', '/users/{user_id}'])
       expect((await read(path)).total).toBe(1)
     expect((await read('/api/users/4')).total).toBe(0)
+    // A template is read under the base path or without it, never across it: `/api` is no id.
+    expect((await read('/{resource}/users/3')).total).toBe(0)
+    expect((await read('/{resource}/3')).total).toBe(1)
   })
 })
 
