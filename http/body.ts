@@ -169,6 +169,15 @@ export function declaredOver(request: Pick<ApiRequest, 'header'>, limit: number)
 }
 
 /**
+ * The content coding a request's body is sent with (`Content-Encoding: gzip`), or null when it
+ * is sent as is (none, or `identity`): a body with one is no JSON the sandbox reads.
+ */
+export function bodyCoding(request: Pick<ApiRequest, 'header'>): string | null {
+  const encoding = request.header('content-encoding')
+  return encoding === null || /^[ \t]*identity[ \t]*$/i.test(encoding) ? null : encoding
+}
+
+/**
  * Reads a JSON request body in the order of CONTRACT B4: size (413), then media type and
  * coding (415: an uncompressed JSON body is what the API takes), then JSON syntax (400 / 40004), its shape checked before it is parsed (nesting 400 / 40004,
  * keys 413 / 41300).
@@ -193,10 +202,10 @@ export async function readJsonBody(
   }
   if (bytes === 'too-large') throw tooLarge()
   if (bytes === 'busy') throw bodiesBusy()
-  const encoding = request.header('content-encoding')
+  const encoding = bodyCoding(request)
   // A compressed body is not read as if it were not (RFC 9110 section 15.5.16: 415, saying
-  // with Accept-Encoding what is taken); `identity` is no coding.
-  if (encoding !== null && !/^[ \t]*identity[ \t]*$/i.test(encoding))
+  // with Accept-Encoding what is taken).
+  if (encoding !== null)
     throw ApiError.of(
       'unsupportedMediaType',
       `body is sent with Content-Encoding '${encoding.slice(0, 80)}': send it uncompressed`,

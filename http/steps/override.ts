@@ -5,6 +5,7 @@ import type { MatchRequest } from '../../state/overrides/index.js'
 import { NEEDS_BODY, NO_JSON, overrideAnswer } from '../../state/overrides/index.js'
 import {
   BODY_LIMIT,
+  bodyCoding,
   declaredOver,
   jsonShapeExceeds,
   MAX_BODY_KEYS,
@@ -92,8 +93,9 @@ export const BODY_METHODS: ReadonlySet<string> = new Set(['POST', 'PUT', 'PATCH'
 async function jsonForMatching(c: Context): Promise<unknown> {
   if (!BODY_METHODS.has(c.request.method) && c.request.header('content-length') === null)
     return NO_JSON
-  // Past the limit by its Content-Length: no JSON to match, and not read (nor asked for).
-  if (declaredOver(c.request, BODY_LIMIT)) return NO_JSON
+  // Past the limit by its Content-Length, or compressed: no JSON to match, and not read (nor
+  // asked for).
+  if (declaredOver(c.request, BODY_LIMIT) || bodyCoding(c.request) !== null) return NO_JSON
   let bytes: Uint8Array | 'too-large' | 'busy'
   try {
     bytes = await c.readBody(BODY_LIMIT)

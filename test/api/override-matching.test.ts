@@ -68,6 +68,12 @@ describe.each(modes)('scenarios (CONTRACT C2), %s', (_, client, reset) => {
       body: { name: 'Free Name', email: 'free@example.com' },
     })
     expect(other.status).toBe(201)
+    // A body sent compressed is no JSON to match, as it is none the API reads (415).
+    const compressed = await call('POST', '/users', {
+      raw: JSON.stringify({ name: 'Taken Name', email: 'taken@example.com' }),
+      headers: { 'content-type': 'application/json', 'content-encoding': 'gzip' },
+    })
+    expect([compressed.status, compressed.body.code]).toEqual([415, 41500])
   })
 
   it('body: a key named __proto__ must be the body’s own, as any other key', async () => {
