@@ -33,15 +33,19 @@ export function isPreflight(method: string, requestMethod: string | null | undef
   return method === 'OPTIONS' && !!requestMethod
 }
 
+/** The longest `Access-Control-Request-Headers` echoed (a few dozen names). */
+const MAX_REQUESTED_HEADERS = 4096
+
 /**
  * A preflight's `Access-Control-Request-Headers` when it is a list of header names (tokens, by
- * commas), or null: what the page asked to send is allowed besides the headers above, as the
- * `cors` middleware answers by default, so a page's own headers (`X-Client` of an override's
- * `headers` condition, `X-Requested-With`, `traceparent`) pass the preflight. The origin was
- * allowed already: the Origin check is what guards the sandbox.
+ * commas) of at most {@link MAX_REQUESTED_HEADERS} characters, or null: what the page asked to
+ * send is allowed besides the headers above, as the `cors` middleware answers by default, so a
+ * page's own headers (`X-Client` of an override's `headers` condition, `X-Requested-With`,
+ * `traceparent`) pass the preflight. On the Node server the origin was allowed already: the
+ * Origin check is what guards the sandbox; MSW's answers never leave the process.
  */
 function requestedHeaders(value: string | null | undefined): string | null {
-  if (!value) return null
+  if (!value || value.length > MAX_REQUESTED_HEADERS) return null
   return /^[!#$%&'*+.^_`|~0-9a-z-]+(?:[ \t]*,[ \t]*[!#$%&'*+.^_`|~0-9a-z-]+)*$/i.test(value.trim())
     ? value.trim().toLowerCase()
     : null

@@ -140,18 +140,25 @@ export function originPolicy(origins: readonly string[] = []): OriginPolicy {
   const any = origins.includes(ANY_ORIGIN)
   const allowed = new Set(origins.map((origin) => originKey(trimSlashes(origin))))
   return (origin) =>
-    isLoopbackOrigin(origin) || allowed.has(originKey(origin)) ? 'named' : any && 'any'
+    isLoopbackOrigin(origin) || allowed.has(origin.toLowerCase()) || allowed.has(originKey(origin))
+      ? 'named'
+      : any && 'any'
 }
 
 /**
- * An origin as browsers serialize it, to compare: lower case, without its scheme's default port
- * (`--cors-origin http://app.test:80` allows `Origin: http://app.test`, what a browser sends).
+ * An origin as browsers serialize it, to compare: an http(s) one as the URL standard writes it
+ * (lower case, its scheme's default port and a port's leading zeros left out:
+ * `--cors-origin http://app.test:080` allows `Origin: http://app.test`, what a browser sends),
+ * any other in lower case.
  */
 function originKey(origin: string): string {
   const lower = origin.toLowerCase()
-  if (lower.startsWith('http://') && lower.endsWith(':80')) return lower.slice(0, -3)
-  if (lower.startsWith('https://') && lower.endsWith(':443')) return lower.slice(0, -4)
-  return lower
+  if (!lower.startsWith('http://') && !lower.startsWith('https://')) return lower
+  try {
+    return new URL(lower).origin
+  } catch {
+    return lower
+  }
 }
 
 /**

@@ -151,6 +151,18 @@ describe.each(['fast', 'msw'] as const)('over real HTTP (%s transport)', (transp
     })
     expect(response.status).toBe(204)
     expect(response.headers.get('access-control-allow-headers')).toBe(corsAllowedHeaders.join(','))
+    // Nor past a few dozen names: a list of thousands is not echoed back.
+    const long = await fetch(`${http.server.url}/users`, {
+      method: 'OPTIONS',
+      headers: {
+        origin: 'http://localhost:5173',
+        'access-control-request-method': 'GET',
+        'access-control-request-headers': Array.from({ length: 1000 }, (_, n) => `x-h${n}`).join(
+          ',',
+        ),
+      },
+    })
+    expect(long.headers.get('access-control-allow-headers')).toBe(corsAllowedHeaders.join(','))
   })
 
   it('echoes the X-Request-Id a preflight sends', async () => {
@@ -331,7 +343,11 @@ describe('CORS for clients that send no Origin (curl, servers, tests)', () => {
     const restricted = await createSandboxServer({
       port: 0,
       // A default port given is what a browser leaves out of the Origin it sends.
-      corsOrigin: ['http://allowed.example', 'https://secure.example:443'],
+      corsOrigin: [
+        'http://allowed.example',
+        'https://secure.example:443',
+        'http://zeros.example:080',
+      ],
     })
     try {
       const ok = await fetch(`${restricted.url}/products`, {
@@ -346,6 +362,10 @@ describe('CORS for clients that send no Origin (curl, servers, tests)', () => {
         401,
         'https://secure.example',
       ])
+      const zeros = await fetch(`${restricted.url}/products`, {
+        headers: { origin: 'http://zeros.example' },
+      })
+      expect(zeros.headers.get('access-control-allow-origin')).toBe('http://zeros.example')
       const other = await fetch(`${restricted.url}/products`, {
         headers: { origin: 'http://other.example' },
       })
