@@ -3,7 +3,7 @@ import { describeIssue, safeParseReporting } from '../contract/issues.js'
 import { clip } from '../contract/params.js'
 import { OptionsError } from '../contract/option-spec.js'
 import type { Snapshot } from '../db/store.js'
-import { checkSnapshot } from '../resources/document.js'
+import { checkSnapshot, unwrapped } from '../resources/document.js'
 import { seededDocument } from '../resources/seed.js'
 import type { Store } from '../db/store.js'
 import { freezeDocument } from '../db/store.js'
@@ -293,7 +293,8 @@ export function createApiSandbox<
     },
     restore(snapshot) {
       if (issued.has(snapshot)) return main.store.restore(snapshot as unknown as Snapshot)
-      const check = checkSnapshot(catalog, snapshot)
+      // A document as GET /__sandbox/db answers it, envelope and all, as PUT takes it back.
+      const check = checkSnapshot(catalog, unwrapped(snapshot))
       if (!check.ok) throw new TypeError(`Cannot restore: ${check.problem}`)
       main.store.restore(withSequences(check.document, main.store))
     },

@@ -281,6 +281,15 @@ describe('snapshot and restore', () => {
     expect(local.db.orders.size).toBe(3)
   })
 
+  it('takes what GET /__sandbox/db answers, envelope and all, as PUT does', async () => {
+    const source = createSandbox({ users: 4, products: 1, orders: 0 })
+    const saved = await (await source.fetch('/__sandbox/db')).json()
+    const local = createSandbox({ users: 5, products: 2, orders: 3 })
+    local.restore(saved)
+    expect(local.db.users.all()).toEqual(source.db.users.all())
+    expect(local.db.orders.size).toBe(0)
+  })
+
   it('a copied snapshot keeps its id sequences, which must be valid ids', async () => {
     const local = createSandbox({ users: 5, products: 2, orders: 3 })
     const copy = structuredClone(local.snapshot())
