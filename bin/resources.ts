@@ -4,6 +4,7 @@ import { pathToFileURL } from 'node:url'
 import { isThenable } from '../contract/exchange.js'
 import { NotAFile, readRegularFile } from '../server/regular-file.js'
 import type { ApiDefinition } from '../resources/api.js'
+import { MAX_SCENARIOS } from '../resources/api.js'
 import type { AnyResourceDefinition } from '../resources/define.js'
 
 /**
@@ -97,6 +98,9 @@ export async function loadScenarios(path: string): Promise<readonly unknown[] | 
   if (found?.isDirectory()) {
     const files = (await readdir(path)).filter((name) => name.endsWith('.json')).sort()
     if (files.length === 0) return `--scenarios ${path}: the folder holds no <name>.json files`
+    // Counted before any is read: each is parsed whole.
+    if (files.length > MAX_SCENARIOS)
+      return `--scenarios ${path}: the folder holds ${files.length} <name>.json files; a sandbox takes at most ${MAX_SCENARIOS.toLocaleString('en')} scenarios`
     const scenarios: unknown[] = []
     for (const file of files) {
       let parsed: unknown
@@ -123,5 +127,7 @@ export async function loadScenarios(path: string): Promise<readonly unknown[] | 
   const list = Array.isArray(exported) ? exported : exported === undefined ? undefined : [exported]
   if (!list || list.length === 0)
     return `--scenarios ${path}: export a list of scenarios as the module's default (export default [defineScenario({ name, description, … })])`
+  if (list.length > MAX_SCENARIOS)
+    return `--scenarios ${path}: the module exports ${list.length} scenarios; a sandbox takes at most ${MAX_SCENARIOS.toLocaleString('en')}`
   return list
 }

@@ -269,6 +269,16 @@ describe('shop-sandbox CLI', () => {
     const pipe = await cli('--port', '0', '--scenarios', dir)
     expect(pipe.code).toBe(1)
     expect(pipe.stderr).toContain(`${join(dir, 'pipe.json')}: not a regular file`)
+    // Counted before any is read: a folder of more than a sandbox takes is one line.
+    await rm(join(dir, 'pipe.json'))
+    await Promise.all(
+      Array.from({ length: 1001 }, (_, n) => writeFile(join(dir, `s${n}.json`), '{')),
+    )
+    const many = await cli('--port', '0', '--scenarios', dir)
+    expect(many.code).toBe(1)
+    expect(many.stderr.trim()).toBe(
+      `shop-sandbox: --scenarios ${dir}: the folder holds 1002 <name>.json files; a sandbox takes at most 1,000 scenarios`,
+    )
   })
 
   it('--overrides loads overrides from a JSON file at start; a bad file is one line and exit 1', async () => {
