@@ -76,9 +76,11 @@ export function proxyTo(options: ProxyOptions): (c: Context) => Promise<ApiRespo
     if (via !== null && viaNames(via).includes(name)) {
       // Journaled as what it is, a request refused, not one forwarded.
       c.proxied = false
+      // The loop's names in the answer's Via: no turn of the loop that relays it records it.
       throw ApiError.of(
         'badGateway',
         `the proxy target ${options.target} leads back to this sandbox (a loop): give ${flag('proxy')} the real API's address`,
+        { via: `${via}, 1.1 ${name}` },
       )
     }
     const url = new URL(base.href)
@@ -105,7 +107,9 @@ export function proxyTo(options: ProxyOptions): (c: Context) => Promise<ApiRespo
     try {
       const answer = await exchange(send, url, request.method, headers, body, options, held)
       const response = relayed(answer, options.target)
-      options.recorder?.add(request.method, c.path, request.url.searchParams, headers, answer)
+      const looped = viaNames(String(answer.headers.via ?? '')).includes(name)
+      if (!looped)
+        options.recorder?.add(request.method, c.path, request.url.searchParams, headers, answer)
       return response
     } finally {
       options.budget?.release(held.bytes)

@@ -326,9 +326,15 @@ describe('--proxy (CONTRACT C4)', () => {
     await new Promise<void>((done) => free.listen(0, '127.0.0.1', done))
     const port = (free.address() as AddressInfo).port
     await new Promise((done) => free.close(done))
-    const self = await createSandboxServer({ port, proxy: `http://127.0.0.1:${port}` })
+    // Recording: the loop's own 502 is no answer of a real API to replay.
+    const recorded = (name: string) => join(folder, `loop-${name}.json`)
+    const self = await createSandboxServer({
+      port,
+      proxy: `http://127.0.0.1:${port}`,
+      record: recorded('self'),
+    })
     // Two sandboxes proxying to each other go round the same loop.
-    const other = await createSandboxServer({ port: 0, proxy: self.url })
+    const other = await createSandboxServer({ port: 0, proxy: self.url, record: recorded('other') })
     try {
       for (const url of [self.url, other.url]) {
         const reply = await fetch(`${url}/nowhere`)
@@ -353,6 +359,8 @@ describe('--proxy (CONTRACT C4)', () => {
           [502, true],
         ]).flat(),
       )
+      for (const name of ['self', 'other'])
+        expect(JSON.parse(await readFile(recorded(name), 'utf8').catch(() => '[]'))).toEqual([])
       expect((await fetch(`${self.url}/users/1`, { headers: admin })).status).toBe(200)
     } finally {
       await other.close()
