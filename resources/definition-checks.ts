@@ -8,7 +8,15 @@ import type { ApiDefinition } from './api.js'
 import { MAX_RESOURCES, MAX_SCENARIOS } from './api.js'
 import type { Action, AnyResourceDefinition, Permission } from './define.js'
 import { nameOf } from './define.js'
-import { defOf, holdsIds, JSON_INSTEAD, notJsonType, refined, scalarKind } from './schema-kinds.js'
+import {
+  defOf,
+  holdsIds,
+  inheritedKey,
+  JSON_INSTEAD,
+  notJsonType,
+  refined,
+  scalarKind,
+} from './schema-kinds.js'
 
 /**
  * What a definition must be, checked when a sandbox is made: a definition is user input, so
@@ -176,14 +184,16 @@ export function checkDefinition(
       at('schema.__proto__'),
       'is the prototype of every JavaScript object, not a field name; pick another name',
     )
-  // Nor a name every object has (`toString`, `constructor`): a body or a record leaving such a
-  // field out would be read as having JavaScript's own (a function), and refused for it.
-  for (const key of fields)
-    if (key in Object.prototype)
-      fail(
-        at(`schema.${key}`),
-        `${key} is a name every JavaScript object has; a record without it would read JavaScript's own; pick another name`,
-      )
+  // Nor a name every object has (`toString`, `constructor`), nested ones too: a body or a record
+  // leaving such a field out would be read as having JavaScript's own (a function), and refused.
+  const inherited = inheritedKey(schema)
+  if (inherited !== null) {
+    const key = inherited.slice(inherited.lastIndexOf('.') + 1)
+    fail(
+      at(`schema.${inherited}`),
+      `${key} is a name every JavaScript object has; a record without it would read JavaScript's own; pick another name`,
+    )
+  }
   const field = (where: string, value: unknown) => {
     if (typeof value !== 'string' || !fields.has(value))
       fail(

@@ -59,6 +59,19 @@ export function openFields(schema: z.ZodObject): string[] {
     .map(([key]) => key)
 }
 
+/**
+ * The first key of an object in a schema, nested ones too (`meta.toString`), that every
+ * JavaScript object has, with its path; or null.
+ */
+export function inheritedKey(schema: z.ZodType): string | null {
+  const found = findType(schema, (def) =>
+    def.type === 'object'
+      ? (Object.keys(def.shape as object).find((key) => key in Object.prototype) ?? null)
+      : null,
+  )
+  return found && (found.path === '' ? found.type : `${found.path}.${found.type}`)
+}
+
 /** The first type in a schema (walked through objects, lists, unions, wrappers) `match` names. */
 function findType(
   schema: z.ZodType,

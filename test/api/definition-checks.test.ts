@@ -490,6 +490,15 @@ describe('definition-time checks: each misuse is a TypeError naming the resource
     )
   })
 
+  it('a nested field named like what every object has is refused too, with its path', () => {
+    const schema = tagSchema.extend({
+      meta: z.object({ a: z.string(), valueOf: z.number().optional() }).optional(),
+    })
+    expect(() => createSandbox({ resources: [broken({ schema })] })).toThrow(
+      "tags.schema.meta.valueOf: valueOf is a name every JavaScript object has; a record without it would read JavaScript's own; pick another name",
+    )
+  })
+
   it('seeders that need each other are refused, naming the chain; one needing its own records is not', () => {
     const labels = {
       ...tags,
