@@ -67,6 +67,12 @@ const waitFor = async (check: () => Promise<boolean>, ms = 5000) => {
   throw new Error('timed out')
 }
 
+/** An empty file made at `path`, whose path it returns. */
+async function touch(path: string): Promise<string> {
+  await writeFile(path, '')
+  return path
+}
+
 /** What the server prints (`console.error`), caught for a test; `restore` lets it print again. */
 function printedLines(): { lines: string[]; restore: () => void } {
   const lines: string[] = []
@@ -357,6 +363,26 @@ describe('the data file (CONTRACT C3, issue 15)', () => {
       expect((await readdir(folder)).filter((name) => name.includes('.edit-'))).toEqual([])
       // The sandbox's data won, and are written back.
       await waitFor(async () => (await readFile(file, 'utf8')).includes('kept'))
+    } finally {
+      restore()
+    }
+  })
+
+  it('copies of edits take 512 MB at most together: the oldest go first', async () => {
+    const folder = await tempDir()
+    const file = join(folder, 'data.json')
+    const { lines, restore } = printedLines()
+    try {
+      await start(file)
+      // Three earlier copies of 300 MB each (sparse: no disk taken), oldest first.
+      const earlier = ['001', '002', '003'].map((n) => `data.edit-2020-01-01T00-00-00-${n}Z.json`)
+      for (const name of earlier) await truncate(await touch(join(folder, name)), 300 * 2 ** 20)
+      await writeFile(file, '{ not json')
+      await waitFor(async () => lines.some((line) => line.includes('your edit is kept in')))
+      const kept = (await readdir(folder)).filter((name) => name.includes('.edit-')).sort()
+      // The new copy and the newest earlier one: with the next, 600 MB.
+      expect(kept).toHaveLength(2)
+      expect(kept[0]).toBe(earlier[2])
     } finally {
       restore()
     }
