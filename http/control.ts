@@ -32,6 +32,7 @@ import { CONTROL_PREFIX } from './context.js'
 import { allowHeader, operationFor, Router } from './router.js'
 import { clip, plainInteger } from '../contract/params.js'
 import type { JournalFilter } from '../state/journal.js'
+import { filterUnder } from '../state/journal.js'
 import {
   MAX_PATH,
   OverrideBoundError,
@@ -423,14 +424,18 @@ function controlRoutes(catalog: Catalog): Route<ControlOperation>[] {
             success: { status: 200, data: journalEntrySchema(), list: true },
             query: journalQuery(),
           },
-          run({ instance, request }) {
+          run({ instance, request, basePath }) {
             const { page, pageSize, ...filter } = parseQuery(
               journalQuery(),
               request.url.searchParams,
               false,
             ) as unknown as { page: number; pageSize: number } & JournalFilter
             const start = (page - 1) * pageSize
-            const { list, total } = instance.journal.page(filter, start, start + pageSize)
+            const { list, total } = instance.journal.page(
+              filterUnder(filter, basePath),
+              start,
+              start + pageSize,
+            )
             const payload: ListPayload<unknown> = { list, total, page, pageSize }
             return success(payload)
           },

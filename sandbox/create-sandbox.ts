@@ -18,6 +18,7 @@ import type { PipelineHost } from '../http/pipeline.js'
 import { answer, CONTROL_PREFIX } from '../http/pipeline.js'
 import { SandboxInstance, withSequences } from '../state/instance.js'
 import type { JournalEntry, JournalFilter } from '../state/journal.js'
+import { filterUnder } from '../state/journal.js'
 import type { Override, OverrideInput } from '../state/overrides/index.js'
 import type { ParsedOverride } from '../state/overrides/index.js'
 import {
@@ -328,7 +329,7 @@ export function createApiSandbox<
           `Invalid requests filter: ${parsed.error.issues.map((issue) => describeIssue(issue, 'filter')).join('; ')}`,
         )
       }
-      return main.journal.matching(parsed.data as JournalFilter)
+      return main.journal.matching(filterUnder(parsed.data as JournalFilter, resolved.basePath))
     },
     override(input) {
       const parsed = parseOverride(input, 'Invalid override', main.overrides.limits.bytes)

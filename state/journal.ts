@@ -84,7 +84,7 @@ export interface JournalRecord {
 /** What `GET /__sandbox/requests` and `sandbox.requests()` filter by (CONTRACT C2). */
 export interface JournalFilter {
   method?: string
-  /** A concrete path or a route template, relative to the base path (or with it, as entries show paths). */
+  /** A concrete path or a route template, relative to the base path (see {@link filterUnder}). */
   path?: string
   status?: number
   /** `asc` (default): oldest first; `desc`: newest first. */
@@ -92,33 +92,15 @@ export interface JournalFilter {
 }
 
 /**
- * Whether an entry is at `path`, a concrete path or a route template relative to the base path
- * (C2), or written as entries show paths, base path and all (`/api/users/3`): a path copied from
- * the journal into its filter finds what it was copied from. A filter under the entry's base
- * path is read without it, and only so: `/{tenant}/settings` does not take `/api` for a tenant.
+ * A filter as the journal reads it: its `path` relative to the base path (C2), as overrides
+ * take paths; one written as entries show paths, base path and all (`/api/users/3`, copied from
+ * the journal), is read without it, so it finds what it was copied from.
  */
-function journalPathMatcher(path: string): (item: Pick<Kept, 'path' | 'apiPath'>) => boolean {
-  const relative = pathMatcher(path)
-  // The base path of the entries seen last, and the filter read under it (null: not under it).
-  let base: string | undefined
-  let under: ((path: string) => boolean) | null = null
-  return ({ path: full, apiPath }) => {
-    if (apiPath === undefined || apiPath === full) return relative(full)
-    // `/api/users/3` is `/users/3` under `/api`; `/api` itself is `/` under it.
-    const entryBase = full.endsWith(apiPath)
-      ? full.slice(0, full.length - apiPath.length)
-      : apiPath === '/'
-        ? full
-        : null
-    if (entryBase === null) return relative(apiPath)
-    if (entryBase !== base) {
-      base = entryBase
-      const rest =
-        path === base ? '/' : path.startsWith(`${base}/`) ? path.slice(base.length) : null
-      under = rest === null ? null : pathMatcher(rest)
-    }
-    return under ? under(apiPath) : relative(apiPath)
-  }
+export function filterUnder(filter: JournalFilter, basePath: string): JournalFilter {
+  const { path } = filter
+  if (basePath === '' || path === undefined) return filter
+  if (path === basePath) return { ...filter, path: '/' }
+  return path.startsWith(`${basePath}/`) ? { ...filter, path: path.slice(basePath.length) } : filter
 }
 
 /**
@@ -315,7 +297,7 @@ export class Journal {
     to = Number.POSITIVE_INFINITY,
   ): { list: JournalEntry[]; total: number } {
     const method = filter.method?.toUpperCase()
-    const path = filter.path === undefined ? null : journalPathMatcher(filter.path)
+    const path = filter.path === undefined ? null : pathMatcher(filter.path)
     const unfiltered = method === undefined && path === null && filter.status === undefined
     const descending = filter.order === 'desc'
     const list: JournalEntry[] = []
@@ -330,7 +312,7 @@ export class Journal {
       } else {
         if (method !== undefined && item.method !== method) continue
         if (filter.status !== undefined && item.status !== filter.status) continue
-        if (path && !path(item)) continue
+        if (path && !path(item.apiPath ?? item.path)) continue
         total++
         if (total <= from || total > to) continue
       }

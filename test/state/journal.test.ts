@@ -2,7 +2,7 @@ import { setFlagsFromString } from 'node:v8'
 import { runInNewContext } from 'node:vm'
 import { describe, expect, it } from 'vitest'
 import { success } from '../../contract/envelope.js'
-import { Journal, redactedHeaders } from '../../state/journal.js'
+import { filterUnder, Journal, redactedHeaders } from '../../state/journal.js'
 
 const request = (n: number) => ({
   at: Date.UTC(2026, 0, 1) + n,
@@ -82,5 +82,21 @@ describe('the headers the journal shows', () => {
     expect(redactedHeaders({ authorization: 'sandbox-admin-token x' })).toEqual({
       authorization: '***',
     })
+  })
+})
+
+describe('a filter under the base path', () => {
+  it('is read relative to it, whether written with it or without, and never across it', () => {
+    const journal = new Journal({ size: 10, bodyBytes: 1024, bytes: 1024 * 1024 })
+    for (const path of ['/api/users/3', '/api/settings', '/api'])
+      journal.add({ ...request(1), path, apiPath: path.slice(4) || '/' })
+    const total = (path: string) => journal.page(filterUnder({ path }, '/api')).total
+    expect([total('/users/3'), total('/api/users/3'), total('/api/users/{user_id}')]).toEqual([
+      1, 1, 1,
+    ])
+    // `/api` is no tenant: a template is never read across the base path.
+    expect(total('/{tenant}/settings')).toBe(0)
+    expect([total('/api'), total('/')]).toEqual([1, 1])
+    expect(filterUnder({ path: '/api/users' }, '')).toEqual({ path: '/api/users' })
   })
 })
