@@ -70,6 +70,7 @@ export function proxyTo(options: ProxyOptions): (c: Context) => Promise<ApiRespo
   // one proxying back to it), and is not sent round again, where each turn held a socket until
   // the process ran out of them.
   const name = `shop-sandbox-${randomUUID().slice(0, 8)}`
+  const through = (via: string | null) => (via === null ? `1.1 ${name}` : `${via}, 1.1 ${name}`)
   return async (c) => {
     const { request } = c
     const via = request.header('via')
@@ -80,7 +81,7 @@ export function proxyTo(options: ProxyOptions): (c: Context) => Promise<ApiRespo
       throw ApiError.of(
         'badGateway',
         `the proxy target ${options.target} leads back to this sandbox (a loop): give ${flag('proxy')} the real API's address`,
-        { via: `${via}, 1.1 ${name}` },
+        { via: through(via) },
       )
     }
     const url = new URL(base.href)
@@ -101,7 +102,7 @@ export function proxyTo(options: ProxyOptions): (c: Context) => Promise<ApiRespo
         }).catch(() => undefined)
     }
     const headers = forwardedHeaders(request)
-    headers.via = via === null ? `1.1 ${name}` : `${via}, 1.1 ${name}`
+    headers.via = through(via)
     if (body && body.byteLength > 0) headers['content-length'] = String(body.byteLength)
     const held = { bytes: 0 }
     try {
