@@ -46,8 +46,9 @@ const MAX_REQUESTED_HEADERS = 4096
  */
 function requestedHeaders(value: string | null | undefined): string | null {
   if (!value || value.length > MAX_REQUESTED_HEADERS) return null
-  return /^[!#$%&'*+.^_`|~0-9a-z-]+(?:[ \t]*,[ \t]*[!#$%&'*+.^_`|~0-9a-z-]+)*$/i.test(value.trim())
-    ? value.trim().toLowerCase()
+  const names = value.trim().toLowerCase()
+  return /^[!#$%&'*+.^_`|~0-9a-z-]+(?:[ \t]*,[ \t]*[!#$%&'*+.^_`|~0-9a-z-]+)*$/.test(names)
+    ? names
     : null
 }
 
