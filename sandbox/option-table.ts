@@ -25,6 +25,16 @@ import { timeoutsHelp } from '../server/timeouts.js'
  */
 
 const integer = (min: number, max: number) => () => z.int().min(min).max(max)
+
+/** The highest TCP port: `--port`, a `--cors-origin`'s port and a `Host`'s port are held to it. */
+export const MAX_PORT = 65_535
+
+/** A port as a `Host` or an origin writes it (leading zeros and all): 0-MAX_PORT, or none. */
+export function portInRange(port: string | undefined): boolean {
+  return port === undefined || port.length === 0 || (port.length <= 5 && Number(port) <= MAX_PORT)
+}
+
+const originMessage = `must be an origin: a scheme, a host and maybe a port of 0-${MAX_PORT} (http://localhost:5173), or * alone (no wildcard inside a name: give each origin)`
 const settings = () => runtimeConfigPatchSchema().shape
 const fn =
   <T>(what: string) =>
@@ -219,7 +229,7 @@ export const optionTable = {
     flag: { kind: 'path', value: '<module>' },
   }),
   port: option({
-    schema: integer(0, 65_535),
+    schema: integer(0, MAX_PORT),
     scope: 'server',
     help: 'Port to listen on; 0 picks a free one',
     default: 4010,
@@ -266,9 +276,10 @@ export const optionTable = {
         z
           .string()
           .regex(
-            /^(?:\*|[a-z][a-z0-9+.-]*:\/\/(?:\[[0-9a-f:.]+\]|[^\s/:?#[\]@*]+)(?::(?:\d{1,4}|[1-5]\d{4}|6[0-4]\d{3}|65[0-4]\d\d|655[0-2]\d|6553[0-5]))?\/?)$/i,
-            'must be an origin: a scheme, a host and maybe a port of 0-65535 (http://localhost:5173), or * alone (no wildcard inside a name: give each origin)',
-          ),
+            /^(?:\*|[a-z][a-z0-9+.-]*:\/\/(?:\[[0-9a-f:.]+\]|[^\s/:?#[\]@*]+)(?::\d+)?\/?)$/i,
+            originMessage,
+          )
+          .refine((origin) => portInRange(/:(\d+)\/?$/.exec(origin)?.[1]), originMessage),
       ),
     scope: 'server',
     help: "An origin allowed to call from a browser besides loopback ones (repeatable; '*': any, without cookies); others get 403 / 40300",

@@ -1,7 +1,7 @@
 import { isIP } from 'node:net'
 import { ApiError } from '../contract/api-error.js'
 import { clip, trimSlashes } from '../contract/params.js'
-import { flag, optionSchema } from '../sandbox/option-table.js'
+import { flag, optionSchema, portInRange } from '../sandbox/option-table.js'
 
 /**
  * CONTRACT C3: who may talk to a sandbox left running. The `Host` check stops DNS rebinding
@@ -34,17 +34,12 @@ export function isLoopback(hostname: string): boolean {
 
 /**
  * Whether a `Host` header names a host at all: a name of letters, digits, `_`, `.` and `-`, or a
- * bracketed IPv6 address, with a port of 0-65535 or none (`evil.test#.localhost` and
+ * bracketed IPv6 address, with a port in range or none (`evil.test#.localhost` and
  * `127.0.0.1:99999` do not: no browser sends them).
  */
 function namesAHost(host: string): boolean {
   if (!portInRange(/:(\d*)$/.exec(host)?.[1])) return false
   return /^(?:\[[0-9a-f:.]+\]|[a-z0-9_.-]+)$/i.test(hostnameOf(host))
-}
-
-/** A port as a `Host` or an origin carries it: 0-65535, or none. */
-function portInRange(port: string | undefined): boolean {
-  return port === undefined || port.length === 0 || (port.length <= 5 && Number(port) <= 65535)
 }
 
 /** The host name of a `Host` header (`[::1]:4010` → `[::1]`, `Example.test:80` → `example.test`). */

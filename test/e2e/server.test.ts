@@ -347,6 +347,8 @@ describe('CORS for clients that send no Origin (curl, servers, tests)', () => {
         'http://allowed.example',
         'https://secure.example:443',
         'http://zeros.example:080',
+        // Five digits with leading zeros: the same port, by the same rule as a Host's.
+        'https://padded.example:00443',
       ],
     })
     try {
@@ -366,6 +368,10 @@ describe('CORS for clients that send no Origin (curl, servers, tests)', () => {
         headers: { origin: 'http://zeros.example' },
       })
       expect(zeros.headers.get('access-control-allow-origin')).toBe('http://zeros.example')
+      const padded = await fetch(`${restricted.url}/products`, {
+        headers: { origin: 'https://padded.example' },
+      })
+      expect(padded.headers.get('access-control-allow-origin')).toBe('https://padded.example')
       const other = await fetch(`${restricted.url}/products`, {
         headers: { origin: 'http://other.example' },
       })
