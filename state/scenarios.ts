@@ -18,8 +18,7 @@ import {
 import { seedSourcesFor } from '../resources/seed-sources.js'
 import type { OverrideLimits } from './limits.js'
 import type { OverrideInput, ParsedOverride } from './overrides/index.js'
-import { limitFlag } from './limits.js'
-import { Overrides, parseOverride } from './overrides/index.js'
+import { Overrides, overridesFull, parseOverride } from './overrides/index.js'
 import type { RuntimeConfig, RuntimeConfigInput } from './runtime-config.js'
 import { runtimeConfigPatchSchema } from './runtime-config.js'
 
@@ -278,11 +277,9 @@ function scenarioOf(definition: unknown, index: number, sources: ScenarioSources
   if (given.overrides !== undefined && !Array.isArray(given.overrides))
     throw refuse('overrides', 'must be a list of overrides')
   // Counted before any is read, as the sandbox's own are: a list of a billion holes is cheap to make.
-  if ((given.overrides?.length ?? 0) > sources.limits.count)
-    throw refuse(
-      'overrides',
-      `holds ${given.overrides!.length} overrides, more than the ${sources.limits.count} a sandbox keeps (${limitFlag('maxOverrides')})`,
-    )
+  // Refused at the first one past the bound, as createSandbox({ overrides }) refuses its own.
+  const most = sources.limits.count
+  if ((given.overrides?.length ?? 0) > most) throw refuse(`overrides[${most}]`, overridesFull(most))
   const overrides = ((given.overrides ?? []) as unknown[]).map((input, at) =>
     parseOverride(input, `Invalid scenario ${label}: overrides[${at}]`, sources.limits.bytes),
   )
