@@ -177,21 +177,18 @@ export function checkDefinition(
     fail(at('schema'), 'must be a zod object schema: z.object({ … })')
   const shape = schema.shape as Record<string, z.ZodType>
   const fields = new Set(Object.keys(shape))
-  // A record's `__proto__` is its prototype wherever a field is set by name: such a field could
-  // never be written (a body's was dropped), and `?fields=__proto__` gave empty objects.
-  if (fields.has('__proto__'))
-    fail(
-      at('schema.__proto__'),
-      'is the prototype of every JavaScript object, not a field name; pick another name',
-    )
-  // Nor a name every object has (`toString`, `constructor`), nested ones too: a body or a record
-  // leaving such a field out would be read as having JavaScript's own (a function), and refused.
+  // No name every object has, nested ones too: a body or a record leaving `toString` or
+  // `constructor` out would be read as having JavaScript's own (a function), and refused; a
+  // record's `__proto__` is its prototype wherever a field is set by name (a body's was dropped,
+  // and `?fields=__proto__` gave empty objects).
   const inherited = inheritedKey(schema)
   if (inherited !== null) {
     const key = inherited.slice(inherited.lastIndexOf('.') + 1)
     fail(
       at(`schema.${inherited}`),
-      `${key} is a name every JavaScript object has; a record without it would read JavaScript's own; pick another name`,
+      key === '__proto__'
+        ? 'is the prototype of every JavaScript object, not a field name; pick another name'
+        : `${key} is a name every JavaScript object has; a record without it would read JavaScript's own; pick another name`,
     )
   }
   const field = (where: string, value: unknown) => {

@@ -488,6 +488,13 @@ describe('definition-time checks: each misuse is a TypeError naming the resource
     expect(() => createSandbox({ resources: [broken({ schema })] })).toThrow(
       'tags.schema.__proto__: is the prototype of every JavaScript object, not a field name',
     )
+    // Nested, the same check and the same words, with its path.
+    const nested = tagSchema.extend({
+      meta: z.object({ ['__proto__']: z.string().optional() }).optional(),
+    })
+    expect(() => createSandbox({ resources: [broken({ schema: nested })] })).toThrow(
+      'tags.schema.meta.__proto__: is the prototype of every JavaScript object, not a field name',
+    )
   })
 
   it('a nested field named like what every object has is refused too, with its path', () => {
