@@ -48,6 +48,11 @@ export interface PipelineHost {
 /** Where the control API lives (CONTRACT C1), under no base path. */
 export const CONTROL_PREFIX = '/__sandbox'
 
+/** Whether a path is the control API's (or inside it). */
+export function isControlPath(path: string): boolean {
+  return path === CONTROL_PREFIX || path.startsWith(`${CONTROL_PREFIX}/`)
+}
+
 /**
  * One request on its way through the steps (http/pipeline.ts): what each step found, for the
  * steps after it and for the journal. One object per request, every field present from the

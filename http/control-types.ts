@@ -45,6 +45,12 @@ export interface ControlOperation {
     /** The query it takes: the schema that validates it documents it. */
     query?: QuerySchema
   }
+  /**
+   * It replaces the sandbox's data (a switch, a document, a reset): it does not wait for the
+   * replacements in line before it, but takes its place among them once its body is read
+   * (`instance.replacing`). Any other control operation waits for them, as the API's do.
+   */
+  replaces?: true
   run(context: ControlContext): ApiResponse | Promise<ApiResponse>
 }
 

@@ -276,6 +276,7 @@ function controlRoutes(catalog: Catalog): Route<ControlOperation>[] {
               'Data back to the seed, sessions ended, journal emptied, overrides removed, settings back to the start: what `sandbox.reset()` does for one sandbox. `DELETE /__sandbox/db` resets only the data.',
             success: { status: 204, data: null },
           },
+          replaces: true,
           async run({ instance }) {
             await instance.inOrder(() => instance.reset())
             await madeDurable(instance)
@@ -367,6 +368,7 @@ function controlRoutes(catalog: Catalog): Route<ControlOperation>[] {
             success: { status: 200, data: countsSchema },
             body: dbDocumentSchema,
           },
+          replaces: true,
           async run({ instance, readJson }) {
             const seen: { bytes?: number } = {}
             // Read, parsed, checked and indexed with room taken for what it becomes (C3).
@@ -405,6 +407,7 @@ function controlRoutes(catalog: Catalog): Route<ControlOperation>[] {
             summary: 'Reset the data to the seed',
             success: { status: 204, data: null },
           },
+          replaces: true,
           async run({ instance }) {
             await instance.inOrder(() => instance.resetData())
             await madeDurable(instance)
@@ -628,12 +631,16 @@ export function handleControl(
   if (request.method === 'OPTIONS')
     return Promise.resolve(noContent({ allow: allowHeader(match.route) }))
   const operation = operationFor(match.route, request.method, CONTROL_PREFIX)
-  return Promise.resolve(
+  const run = () =>
     operation.run({
       ...host,
       request,
       instance,
       readJson: (limit, seen, admit) => readJsonBody(request, { limit, seen, admit }),
-    }),
-  )
+    })
+  // A switch sent after another one still being made takes its place in line at once: had it
+  // waited for it, as other requests do, a write sent after it went first (in the first one's
+  // data, then replaced by the second).
+  const ahead = operation.replaces ? null : instance.replacement
+  return ahead ? ahead.then(run) : Promise.resolve(run())
 }

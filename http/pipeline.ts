@@ -18,7 +18,7 @@ import { prefer } from './steps/prefer.js'
 import { requestId } from './steps/request-id.js'
 import { sandbox } from './steps/sandbox.js'
 
-export { CONTROL_PREFIX } from './context.js'
+export { CONTROL_PREFIX, isControlPath } from './context.js'
 export type { Answer, PipelineHost } from './context.js'
 export { requestIdFor } from './steps/request-id.js'
 export { WRITE_METHODS } from './steps/operate.js'

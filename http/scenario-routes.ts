@@ -107,6 +107,7 @@ export function scenarioRoutes(): Route<ControlOperation>[] {
             success: { status: 200, data: currentSchema() },
             body: scenarioChoiceSchema(),
           },
+          replaces: true,
           async run({ instance, scenarios, readJson }) {
             const { name } = validateBody(scenarioChoiceSchema(), await readJson(), {
               strict: false,
@@ -139,6 +140,7 @@ export function scenarioRoutes(): Route<ControlOperation>[] {
               'Data, overrides and settings back to its scenario’s; sessions end; the journal empties: what `sandbox.reset()` does, and `DELETE /__sandbox`.',
             success: { status: 204, data: null },
           },
+          replaces: true,
           async run({ instance }) {
             await instance.inOrder(() => instance.reset())
             await madeDurable(instance)

@@ -15,7 +15,7 @@ import { sandboxIdProblem } from '../http/steps/sandbox.js'
 import type { ApiRequest, ApiResponse } from '../contract/exchange.js'
 import { fromFetchRequest } from '../contract/exchange.js'
 import type { PipelineHost } from '../http/pipeline.js'
-import { answer, CONTROL_PREFIX } from '../http/pipeline.js'
+import { answer, CONTROL_PREFIX, isControlPath } from '../http/pipeline.js'
 import { SandboxInstance, withSequences } from '../state/instance.js'
 import type { JournalEntry, JournalFilter } from '../state/journal.js'
 import { filterUnder } from '../state/journal.js'
@@ -131,9 +131,7 @@ function checkPaths(
   { basePath, openApiPath }: ResolvedOptions,
   routes: ReturnType<typeof apiRoutes>,
 ): void {
-  const inControl = (path: string) =>
-    path === CONTROL_PREFIX || path.startsWith(`${CONTROL_PREFIX}/`)
-  if (inControl(basePath))
+  if (isControlPath(basePath))
     throw new OptionsError(
       'sandbox',
       `baseUrl (${flag('basePath')}): ${basePath} is inside the control API (${CONTROL_PREFIX}); pick another base path, like /api`,
@@ -145,10 +143,10 @@ function checkPaths(
       : openApiPath === basePath || openApiPath.startsWith(`${basePath}/`)
         ? openApiPath.slice(basePath.length) || '/'
         : null
-  if (inControl(openApiPath) || (underBase !== null && routes.router.match(underBase)))
+  if (isControlPath(openApiPath) || (underBase !== null && routes.router.match(underBase)))
     throw new OptionsError(
       'sandbox',
-      `openApiPath: ${openApiPath} is ${inControl(openApiPath) ? `inside the control API (${CONTROL_PREFIX})` : 'a route of the API, which the document would hide'}; pick another path, like /openapi.json`,
+      `openApiPath: ${openApiPath} is ${isControlPath(openApiPath) ? `inside the control API (${CONTROL_PREFIX})` : 'a route of the API, which the document would hide'}; pick another path, like /openapi.json`,
     )
 }
 

@@ -1,6 +1,6 @@
 import type { Step } from '../compose.js'
 import type { Answer, Context } from '../context.js'
-import { CONTROL_PREFIX } from '../context.js'
+import { CONTROL_PREFIX, isControlPath } from '../context.js'
 import { noRoute } from './errors.js'
 
 /**
@@ -11,7 +11,7 @@ export const control: Step<Context, Answer> = {
   name: 'control',
   run(c, next) {
     const { pathname } = c.request.url
-    if (pathname !== CONTROL_PREFIX && !pathname.startsWith(`${CONTROL_PREFIX}/`)) return next(c)
+    if (!isControlPath(pathname)) return next(c)
     const answer = c.host.control(
       c.request,
       pathname.slice(CONTROL_PREFIX.length) || '/',

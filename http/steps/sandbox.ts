@@ -4,6 +4,7 @@ import { isPending } from '../../contract/exchange.js'
 import { clip, invalidParameter } from '../../contract/params.js'
 import type { Step } from '../compose.js'
 import type { Answer, Context } from '../context.js'
+import { isControlPath } from '../context.js'
 
 /**
  * The sandbox (CONTRACT C1): `X-Sandbox-Id` names the caller's own copy of the data (created on
@@ -20,8 +21,9 @@ export const sandbox: Step<Context, Answer> = {
     if (waiting !== null) return waiting.then(() => sandbox.run(c, next))
     const instance = c.host.instanceFor(sandboxId(c.request), scenario)
     c.instance = instance
-    // A switch, reset or document asked for before this request and not yet applied goes first.
-    const ahead = instance.replacement
+    // A switch, reset or document asked for before this request and not yet applied goes first
+    // (the control API's requests wait, or take their place in line, by their operation).
+    const ahead = isControlPath(c.request.url.pathname) ? null : instance.replacement
     let answer: Answer
     try {
       answer = ahead === null ? next(c) : ahead.then(() => next(c))

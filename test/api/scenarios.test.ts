@@ -502,4 +502,36 @@ describe('switches and resets apply in the order they were asked for', () => {
     },
     30_000,
   )
+
+  it.each(orderModes(444444))(
+    '%s: a write sent after two switches in line waits for both, and is kept',
+    async (_, open) => {
+      const { fetch: ask, close } = await open()
+      try {
+        const { headers, use } = inSandbox(ask, 'two-in-line')
+        const slow = use('many')
+        await new Promise((resolve) => setTimeout(resolve, 20))
+        const fast = use('empty')
+        await new Promise((resolve) => setTimeout(resolve, 20))
+        // The second switch waited for the first before it took its place in line: this write,
+        // sent after both, went between them, in `many`'s data (id 8001), then was replaced.
+        const created = await ask('/users', {
+          method: 'POST',
+          headers,
+          body: JSON.stringify({ name: 'after-both', email: 'after-both@example.com' }),
+        })
+        expect(created.status).toBe(201)
+        const { id } = (await created.json()).data
+        expect(id).toBe(3)
+        expect([(await slow).status, (await fast).status]).toEqual([200, 200])
+        expect((await (await ask('/__sandbox', { headers })).json()).data.scenario).toBe('empty')
+        const read = await ask(`/users/${id}`, { headers })
+        expect(read.status).toBe(200)
+        expect((await read.json()).data.name).toBe('after-both')
+      } finally {
+        await close()
+      }
+    },
+    30_000,
+  )
 })
