@@ -4,6 +4,7 @@ import { problemList, shownProblems } from '../contract/api-error.js'
 import { checkBody, jsonDepthExceeds, MAX_JSON_DEPTH } from '../http/body.js'
 import { journalQuery } from '../http/control.js'
 import { scenarioChoiceSchema } from '../http/scenario-routes.js'
+import { NO_ROUTE } from '../http/steps/errors.js'
 import { sandboxIdSchema } from '../http/steps/sandbox.js'
 import { holdingNames } from '../contract/fields.js'
 import {
@@ -115,7 +116,9 @@ async function control(
   )
   if (answer.status === 204) return null
   const envelope = bodyOf(answer)
-  if (!isEnvelope(envelope))
+  // A shop-sandbox with its control API off (--no-control) has no route for it: not a field's fault.
+  const off = answer.status === 404 && isEnvelope(envelope) && envelope.message.startsWith(NO_ROUTE)
+  if (!isEnvelope(envelope) || off)
     throw new ToolError(
       `${target.where} is not a shop-sandbox server, or not with its control API on (${method} /__sandbox${path.split('?')[0]} answered ${answer.status}: ${answer.text.slice(0, 200)})`,
     )

@@ -22,10 +22,10 @@ export function toErrorResponse(
   return failure(ApiError.of('internalError'))
 }
 
+/** How the message of a 404 for a path no route serves begins. */
+export const NO_ROUTE = 'no route for '
+
 /** 404 / 40400 for a path no route serves. */
 export function noRoute(request: ApiRequest): ApiError {
-  return ApiError.of(
-    'notFound',
-    `no route for ${request.method} ${clip(request.url.pathname, 100)}`,
-  )
+  return ApiError.of('notFound', `${NO_ROUTE}${request.method} ${clip(request.url.pathname, 100)}`)
 }

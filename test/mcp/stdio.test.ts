@@ -538,6 +538,21 @@ describe('shop-sandbox mcp --url, acting on a running server', () => {
     expect((await call('call_api', { method: 'GET', path: '/users' })).isError).toBe(true)
   })
 
+  it('says when the server has its control API off, blaming no field', async () => {
+    const closed = await createSandboxServer({ port: 0, control: false, log: () => {} })
+    try {
+      const { call } = await agent('--url', closed.url)
+      const result = await call('use_scenario', { name: 'empty' })
+      expect(result.isError).toBe(true)
+      // It said `name: no route for PUT /__sandbox/scenario`, as if the name were wrong.
+      expect(result.text).toMatch(
+        /^the sandbox server at http:\/\/127\.0\.0\.1:\d+ is not a shop-sandbox server, or not with its control API on \(PUT \/__sandbox\/scenario answered 404: /,
+      )
+    } finally {
+      await closed.close()
+    }
+  })
+
   it('says when the URL is not a shop-sandbox server', async () => {
     const other = createServer((_request, response) => response.end('hello'))
     await new Promise<void>((resolve) => other.listen(0, '127.0.0.1', resolve))
