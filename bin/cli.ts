@@ -16,6 +16,7 @@ import { loadApi, loadResources, loadScenarios, moduleArguments } from './resour
 import { serve } from './serve.js'
 import { USAGE_ERROR } from './exit-codes.js'
 import { mcp } from './mcp.js'
+import { keepStdoutForTheProtocol } from '../mcp/stdout.js'
 
 /** The commands, as `.command()` declares them below (a test holds the two together). */
 export const commandNames = ['init', 'openapi', 'mcp', 'check', 'serve'] as const
@@ -109,11 +110,6 @@ function switchProblem(argv: readonly string[]): string | null {
       return `--${name} takes true or false (or nothing, for true), got '${value!.slice(0, 40)}'`
   }
   return null
-}
-
-/** Sends what would go to stdout through `console` to stderr instead. */
-function keepStdoutForTheProtocol(): void {
-  for (const method of ['log', 'info', 'debug'] as const) console[method] = console.error
 }
 
 /** Runs the `shop-sandbox` command line. */

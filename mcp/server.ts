@@ -1,5 +1,6 @@
 import { Server } from '@modelcontextprotocol/sdk/server/index.js'
 import { StdioServerTransport } from '@modelcontextprotocol/sdk/server/stdio.js'
+import { speak } from './stdout.js'
 import { serializeMessage } from '@modelcontextprotocol/sdk/shared/stdio.js'
 import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js'
 import type { JSONRPCMessage } from '@modelcontextprotocol/sdk/types.js'
@@ -169,7 +170,7 @@ function stdioTransport(): Transport {
     process.stdin,
     (refusal) => {
       console.error(`shop-sandbox mcp: a message refused: ${refusal.message}`)
-      refuseLine(process.stdout, refusal)
+      speak(() => refuseLine(process.stdout, refusal))
     },
     MAX_LINE_BYTES,
     () => flow.gate(),
@@ -203,7 +204,7 @@ class FlowingStdio extends StdioServerTransport {
     if ('id' in message && ('result' in message || 'error' in message) && message.id != null)
       this.flow.settled(message.id)
     return new Promise((resolve) => {
-      this.stdout.write(serializeMessage(message), () => resolve())
+      speak(() => this.stdout.write(serializeMessage(message), () => resolve()))
     })
   }
 

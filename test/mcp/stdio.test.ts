@@ -107,6 +107,7 @@ export default [defineResource({ name: 'tags', singular: 'tag', schema: z.object
     await writeFile(
       join(dir, 'scenarios.mjs'),
       `console.log('scenarios loaded')
+process.stdout.write('written to stdout\\n')
 export default [{ name: 'quiet', description: 'No one ordered yet', data: { counts: { orders: 0 } } }]`,
     )
     // The command after a flag, as yargs takes it too.
@@ -132,6 +133,8 @@ export default [{ name: 'quiet', description: 'No one ordered yet', data: { coun
     expect(orders.structured.body.data.total).toBe(0)
     // What the user's module logs goes to stderr: stdout is the protocol's.
     expect(stderr()).toContain('scenarios loaded')
+    // Also what it writes to process.stdout itself: it was a line of no JSON-RPC in the stream.
+    expect(stderr()).toContain('written to stdout')
   })
 
   it('refuses a bad command line in one line naming the flag', async () => {
