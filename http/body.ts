@@ -178,6 +178,15 @@ export function bodyCoding(request: Pick<ApiRequest, 'header'>): string | null {
 }
 
 /**
+ * Whether a request's body is sent as the API reads one: a JSON media type, uncompressed. Any
+ * other is refused 415, and no override's body condition matches it (a `text/plain` body did).
+ */
+export function sentAsJson(request: Pick<ApiRequest, 'header'>): boolean {
+  const type = request.header('content-type')
+  return type !== null && jsonType.test(type) && bodyCoding(request) === null
+}
+
+/**
  * Reads a JSON request body in the order of CONTRACT B4: size (413), then media type and
  * coding (415: an uncompressed JSON body is what the API takes), then JSON syntax (400 / 40004), its shape checked before it is parsed (nesting 400 / 40004,
  * keys 413 / 41300).

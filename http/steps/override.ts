@@ -5,12 +5,12 @@ import type { MatchRequest } from '../../state/overrides/index.js'
 import { NEEDS_BODY, NO_JSON, overrideAnswer } from '../../state/overrides/index.js'
 import {
   BODY_LIMIT,
-  bodyCoding,
   declaredOver,
   jsonShapeExceeds,
   MAX_BODY_KEYS,
   MAX_JSON_DEPTH,
   readJsonBody,
+  sentAsJson,
 } from '../body.js'
 import type { Step } from '../compose.js'
 import type { Answer, Context } from '../context.js'
@@ -93,9 +93,9 @@ export const BODY_METHODS: ReadonlySet<string> = new Set(['POST', 'PUT', 'PATCH'
 async function jsonForMatching(c: Context): Promise<unknown> {
   if (!BODY_METHODS.has(c.request.method) && c.request.header('content-length') === null)
     return NO_JSON
-  // Past the limit by its Content-Length, or compressed: no JSON to match, and not read (nor
-  // asked for).
-  if (declaredOver(c.request, BODY_LIMIT) || bodyCoding(c.request) !== null) return NO_JSON
+  // Past the limit by its Content-Length, compressed or not JSON by its type: no JSON to match
+  // (the API answers it 413 or 415), and not read (nor asked for).
+  if (declaredOver(c.request, BODY_LIMIT) || !sentAsJson(c.request)) return NO_JSON
   let bytes: Uint8Array | 'too-large' | 'busy'
   try {
     bytes = await c.readBody(BODY_LIMIT)

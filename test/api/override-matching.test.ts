@@ -74,6 +74,14 @@ describe.each(modes)('scenarios (CONTRACT C2), %s', (_, client, reset) => {
       headers: { 'content-type': 'application/json', 'content-encoding': 'gzip' },
     })
     expect([compressed.status, compressed.body.code]).toEqual([415, 41500])
+    // Nor is one of another media type: the API refuses it 415 (it matched).
+    for (const type of ['text/plain', 'application/x-www-form-urlencoded']) {
+      const untyped = await call('POST', '/users', {
+        raw: JSON.stringify({ name: 'Taken Name', email: 'taken@example.com' }),
+        headers: { 'content-type': type },
+      })
+      expect([type, untyped.status, untyped.body.code]).toEqual([type, 415, 41500])
+    }
   })
 
   it('body: a key named __proto__ must be the body’s own, as any other key', async () => {
