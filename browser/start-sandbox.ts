@@ -7,7 +7,7 @@ import { loadFaker, loadFakerEnglish } from '../resources/seed-sources.js'
 import { hasPreparedSeed } from '../resources/seed.js'
 import type { AnyResourceDefinition } from '../resources/define.js'
 import type { ApiStore, Sandbox } from '../sandbox/create-sandbox.js'
-import { createApiSandbox } from '../sandbox/create-sandbox.js'
+import { createApiSandbox, followScenario } from '../sandbox/create-sandbox.js'
 import type { SandboxOptions } from '../sandbox/options.js'
 import { parseBaseUrl, resolveOptions } from '../sandbox/options.js'
 import type { UnhandledStrategy } from '../sandbox/unhandled.js'
@@ -187,6 +187,7 @@ export async function startApiSandbox(
         : await persistInStorage(sandbox.db, sandbox.options.catalog, key, {
             current: () => sandbox.scenario,
             chosen,
+            follow: (name) => followScenario(sandbox, name),
           })
     const stored = persistence
     // With persistence, writes run one tab at a time on the newest data (ids unique across

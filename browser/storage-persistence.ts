@@ -27,6 +27,11 @@ export interface PersistedScenario {
    * kept when they belong to it (a reload keeps what was written in it).
    */
   chosen: string | null
+  /**
+   * Puts the sandbox in a scenario but for its data (saved data of another tab's switch are
+   * loaded next; a switch storage refused is undone): its name, overrides and settings.
+   */
+  follow(name: string): void
 }
 
 /** The browser side of a persisted store: stop, and run a write with every tab in step. */
@@ -70,8 +75,12 @@ export async function persistInStorage(
   const serialized = <T>(run: () => Promise<T>): Promise<T> =>
     locks ? (locks.request(lockName, run) as Promise<T>) : run()
 
-  /** Takes saved data as this tab's (stored already: not tracked). */
+  /**
+   * Takes saved data as this tab's (stored already: not tracked), in their scenario: another
+   * tab's switch was followed by its data alone, and this tab went on saving them under its own.
+   */
   const load = (saved: Saved) => {
+    if (saved.scenario !== scenario.current()) scenario.follow(saved.scenario)
     store.untracked(() => store.restore(saved.snapshot))
     revision = saved.revision
   }
@@ -147,6 +156,7 @@ export async function persistInStorage(
       return serialized(async () => {
         await catchUp()
         store.takeChanges()
+        const was = scenario.current()
         const answer = await run()
         const changes = store.takeChanges()
         if (changes.length === 0) return answer
@@ -154,6 +164,8 @@ export async function persistInStorage(
           await save()
           return answer
         } catch (error) {
+          // A switch is undone whole: its data, and its name, overrides and settings.
+          if (scenario.current() !== was) scenario.follow(was)
           store.undo(changes)
           warn(error)
           return failure(

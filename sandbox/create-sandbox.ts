@@ -347,7 +347,27 @@ export function createApiSandbox<
   }
   answers.set(sandbox as unknown as Sandbox, answerRequest)
   hosts.set(sandbox as unknown as Sandbox, host)
+  scenarioSets.set(sandbox as unknown as Sandbox, scenarios)
   return sandbox
+}
+
+const scenarioSets = new WeakMap<Sandbox, ScenarioSet>()
+
+/**
+ * Puts a sandbox (its default data set) in the scenario `name` but for its data: the browser's
+ * `persist` loads data another tab saved in it ({@link SandboxInstance.followScenario}). False
+ * for a name it lacks. Not part of the public API.
+ */
+export function followScenario(sandbox: Sandbox, name: string): boolean {
+  let scenario: Scenario | undefined
+  try {
+    scenario = scenarioSets.get(sandbox)?.get(name)
+  } catch {
+    // One that does not fit this sandbox (its data too large): it stays as it is.
+  }
+  if (!scenario) return false
+  sandbox.instance().followScenario(scenario)
+  return true
 }
 
 /** The scenario the `scenario` option names, or a TypeError naming the known ones. */

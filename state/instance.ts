@@ -261,8 +261,17 @@ export class SandboxInstance {
     // Its data made first: a scenario that cannot be made (too large for the heap's room now)
     // leaves this sandbox as it was.
     scenario.data()
-    this.scenario = scenario
+    this.followScenario(scenario)
     this.resetData()
+  }
+
+  /**
+   * Puts the sandbox in `scenario` but for its data: its name, overrides and settings; sessions
+   * end. The data come from elsewhere: saved in it by another tab (the browser's `persist`).
+   */
+  followScenario(scenario: Scenario): void {
+    this.scenario = scenario
+    this.sessions.clear()
     this.#startOverrides()
     this.config = this.#startConfig()
   }

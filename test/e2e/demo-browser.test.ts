@@ -239,6 +239,47 @@ describe.runIf(run)('browser mode in Chromium', () => {
     expect((await pageFetch(page, '/users?keyword=quota')).body.data.total).toBe(0)
     expect((await pageFetch(page, '/users?pageSize=1')).body.data.total).toBe(50)
     expect(warnings).toHaveLength(1)
+    // A switch refused is undone whole: it left its name (and its settings) on the seed's data.
+    const before = (await pageFetch(page, '/__sandbox', { token: null })).body.data
+    for (const name of ['empty', 'slow']) {
+      const refused = await pageFetch(page, '/__sandbox/scenario', {
+        method: 'PUT',
+        token: null,
+        body: { name },
+      })
+      expect([name, refused.status]).toEqual([name, 503])
+      const after = (await pageFetch(page, '/__sandbox', { token: null })).body.data
+      expect([after.scenario, after.config]).toEqual([before.scenario, before.config])
+    }
+    expect((await pageFetch(page, '/users?pageSize=1')).body.data.total).toBe(50)
+  })
+
+  it('persist: a switch in one tab is followed by the others, its name with its data', async () => {
+    const context = await demo.newContext()
+    contexts.push(context)
+    const [left, right] = [await open('?persist=1', context), await open('?persist=1', context)]
+    const switched = await pageFetch(left, '/__sandbox/scenario', {
+      method: 'PUT',
+      token: null,
+      body: { name: 'empty' },
+    })
+    expect(switched.status).toBe(200)
+    // The other tab took the data alone, and went on saying (and saving) `default`.
+    await expect
+      .poll(async () => (await pageFetch(right, '/__sandbox', { token: null })).body.data.scenario)
+      .toBe('empty')
+    expect((await pageFetch(right, '/users?pageSize=1')).body.data.total).toBe(2)
+    // Its reset returns to the scenario the data are in, for both tabs.
+    expect(
+      (await pageFetch(right, '/__sandbox/reset', { method: 'POST', token: null })).status,
+    ).toBe(204)
+    for (const page of [left, right]) {
+      const info = (await pageFetch(page, '/__sandbox', { token: null })).body.data
+      expect(info.scenario).toBe('empty')
+      await expect
+        .poll(async () => (await pageFetch(page, '/products?pageSize=1')).body.data.total)
+        .toBe(0)
+    }
   })
 
   it('with persist, a write is answered only after the IndexedDB transaction holding it committed (issue 30)', async () => {
