@@ -21,6 +21,14 @@ export const FRAMING_HEADERS: readonly string[] = [
   'upgrade',
 ]
 
+/** The headers a Connection header names: they belong to that one connection too (RFC 9110 §7.6.1). */
+export function namedByConnection(value: string | readonly string[] | undefined): string[] {
+  return String(value ?? '')
+    .toLowerCase()
+    .split(',')
+    .map((name) => name.trim())
+}
+
 /**
  * Headers the server owns: framing, and the body's encoding. An answer that set them could
  * contradict the bytes actually sent (`Transfer-Encoding: chunked` beside a `Content-Length`, a

@@ -6,7 +6,7 @@ import { brotliDecompressSync, gunzipSync, inflateSync } from 'node:zlib'
 import { ApiError } from '../contract/api-error.js'
 import type { ApiRequest, ApiResponse } from '../contract/exchange.js'
 import { pastAscii } from '../contract/exchange.js'
-import { SERVER_OWNED_HEADERS } from '../contract/headers.js'
+import { namedByConnection, SERVER_OWNED_HEADERS } from '../contract/headers.js'
 import {
   BODY_LIMIT,
   bodiesBusy,
@@ -121,14 +121,6 @@ export function proxyTo(options: ProxyOptions): (c: Context) => Promise<ApiRespo
 /** The names in a `Via` (`1.0 fred, 1.1 p.example (Apache/1.1)` → `fred`, `p.example`). */
 function viaNames(via: string): string[] {
   return via.split(',').map((hop) => hop.trim().split(/[ \t]+/)[1] ?? '')
-}
-
-/** The headers a Connection header names: they belong to that one connection too (RFC 9110 §7.6.1). */
-function namedByConnection(value: string | readonly string[] | undefined): string[] {
-  return String(value ?? '')
-    .toLowerCase()
-    .split(',')
-    .map((name) => name.trim())
 }
 
 /**

@@ -2,7 +2,12 @@ import { constants } from 'node:fs'
 import { access, readFile } from 'node:fs/promises'
 import { dirname } from 'node:path'
 import { clip } from '../contract/params.js'
-import { headerNameProblem, headerValueProblem, SERVER_OWNED_HEADERS } from '../contract/headers.js'
+import {
+  headerNameProblem,
+  headerValueProblem,
+  namedByConnection,
+  SERVER_OWNED_HEADERS,
+} from '../contract/headers.js'
 import {
   AUTH_SCHEMES,
   isSecretHeader,
@@ -330,8 +335,10 @@ function overrideOf(
   const headers: Record<string, string> = {}
   let kept = 0
   let headerBytes = 0
+  // Those of one connection stay behind, as in the answer relayed (a Connection header names some).
+  const connection = namedByConnection(answer.headers.connection)
   for (const [name, value] of Object.entries(answer.headers)) {
-    if (value === undefined) continue
+    if (value === undefined || connection.includes(name)) continue
     let text = Array.isArray(value) ? value.join(', ') : value
     for (const secret of secrets) text = text.split(secret).join('***')
     if (!keptHeader(name, text)) continue
@@ -344,7 +351,13 @@ function overrideOf(
   // No prototype: a parameter named `__proto__` is a condition like any (one an override may not
   // have: the exchange is not recorded), not dropped, which would match more than was asked.
   const matched: Record<string, string> = Object.create(null) as Record<string, string>
-  for (const [name, value] of query) if (!isSecretParam(name)) matched[name] = value
+  for (const [name, value] of query) {
+    if (isSecretParam(name)) continue
+    // An override's query takes one value a name: kept as the last, it matched a query never sent.
+    if (name in matched)
+      return `its query gives ${clip(name, 100)} more than once (an override's query holds one value a parameter)`
+    matched[name] = value
+  }
   const response: Record<string, unknown> = { status: answer.status }
   if (Object.keys(headers).length > 0) response.headers = headers
   if (answer.body.byteLength > 0 && answer.status !== 204 && answer.status !== 304) {

@@ -448,8 +448,25 @@ describe('--record (CONTRACT C4)', () => {
     await fetch(`${server.url}/page`)
     // The scheme word of the Authorization sent is no credential: an answer's "Bearer" stays.
     await fetch(`${server.url}/token`, { headers: admin })
+    // A header the Connection header names is the connection's: relayed without it, recorded so.
+    await fetch(`${server.url}/odd`)
+    // A parameter given twice: an override's query holds one value (kept as the last, the replay
+    // matched `?a=2` alone, never sent): not recorded, and said.
+    const warnings = vi.spyOn(console, 'error').mockImplementation(() => {})
+    expect((await fetch(`${server.url}/search?a=1&a=2`)).status).toBe(200)
     await server.close()
+    const said = warnings.mock.calls.map((call) => String(call[0]))
+    warnings.mockRestore()
+    expect(said).toContainEqual(
+      "shop-sandbox: GET /search is not recorded: its query gives a more than once (an override's query holds one value a parameter)",
+    )
     const recorded = JSON.parse(await readFile(recording, 'utf8'))
+    expect(recorded.find((entry: { path: string }) => entry.path === '/odd').response).toEqual({
+      status: 200,
+      headers: { 'content-type': 'application/json', 'x-kept': 'yes' },
+      body: {},
+    })
+    expect(recorded.find((entry: { path: string }) => entry.path === '/search')).toBeUndefined()
     const text = JSON.stringify(recorded)
     for (const secret of ['s3cr3t', 'k-123', 'sandbox-admin-token', 'qz9-query-secret'])
       expect(text).not.toContain(secret)
