@@ -116,6 +116,13 @@ describe('shop-sandbox check (CONTRACT C4)', () => {
       '(delete)',
     ])
       expect(names).toContain(kind)
+    // Sorting on every sortable field, both ways (B3): it stopped at each resource's first four.
+    for (const probe of [
+      'GET /users?sort=updatedAt&order=desc (sort)',
+      'GET /products?sort=stock&order=asc (sort)',
+      'GET /orders?sort=updatedAt&order=asc (sort)',
+    ])
+      expect(names).toContain(probe)
     const after = await (await fetch(`${sandbox.url}/__sandbox`)).json()
     expect(after.data.counts).toEqual(before.data.counts)
   })
