@@ -1,5 +1,8 @@
 import type { HttpHandler, RequestHandler, WebSocketHandler } from 'msw'
 import { setupWorker } from 'msw/browser'
+import * as z from 'zod'
+import { describeIssues, safeParseReporting } from '../contract/issues.js'
+import { OptionsError } from '../contract/option-spec.js'
 import { WRITE_METHODS } from '../http/pipeline.js'
 import type { ApiDefinition } from '../resources/api.js'
 import { Catalog } from '../resources/catalog.js'
@@ -120,6 +123,7 @@ export async function startApiSandbox(
   preparing: Promise<void> = Promise.resolve(),
 ): Promise<BrowserSandbox> {
   const strategy = unhandledStrategy(options, 'startSandbox()') ?? 'bypass'
+  checkWorkerOptions(options)
   const {
     onUnhandledRequest: _,
     onUnhandledFrame: __,
@@ -250,6 +254,33 @@ export async function startApiSandbox(
       await worker.stop()
     },
   }
+}
+
+/** The worker's own options, as `startSandbox` takes them (the sandbox checks the rest). */
+const workerOptionsSchema = () =>
+  z.object({
+    quiet: z.boolean().optional(),
+    persist: z.union([z.boolean(), z.strictObject({ key: z.string().min(1).max(200) })]).optional(),
+    serviceWorkerUrl: z.string().min(1).optional(),
+    console: z
+      .union([
+        z.boolean(),
+        z.strictObject({ open: z.boolean().optional(), key: z.string().min(1).max(20).optional() }),
+      ])
+      .optional(),
+  })
+
+/**
+ * Refuses a bad value of the worker's own options early, naming it, as the sandbox's are
+ * refused: `persist: 'yes'` failed later in IndexedDB's words, `console: 'yes'` was taken.
+ */
+function checkWorkerOptions(options: WorkerOptions): void {
+  const parsed = safeParseReporting(workerOptionsSchema(), options)
+  if (!parsed.success)
+    throw new OptionsError(
+      'sandbox',
+      parsed.error.issues.flatMap((issue) => describeIssues(issue, 'options')).join('; '),
+    )
 }
 
 /**
