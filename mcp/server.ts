@@ -8,6 +8,7 @@ import type { Readable, Writable } from 'node:stream'
 import {
   CallToolRequestSchema,
   ListResourcesRequestSchema,
+  ListResourceTemplatesRequestSchema,
   ListToolsRequestSchema,
   McpError,
   ReadResourceRequestSchema,
@@ -98,6 +99,11 @@ export async function serveMcp(
     return callToolResult(result)
   })
   server.setRequestHandler(ListResourcesRequestSchema, async () => ({ resources }))
+  // None: the two resources are fixed. Asked by clients of the resources capability (Inspector):
+  // "method not found" read as a broken server.
+  server.setRequestHandler(ListResourceTemplatesRequestSchema, async () => ({
+    resourceTemplates: [],
+  }))
   server.setRequestHandler(ReadResourceRequestSchema, async (request) => {
     const read = await calls.run(() => readResource(request.params.uri))
     if (read === null) throw new McpError(SERVER_BUSY, calls.refusal)

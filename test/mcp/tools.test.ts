@@ -522,6 +522,8 @@ describe('shop-sandbox mcp, in process', () => {
       'shop-sandbox://openapi.json',
       'shop-sandbox://reference.md',
     ])
+    // No templates, said as a list (it was "method not found", to a client of the capability).
+    expect((await client.listResourceTemplates()).resourceTemplates).toEqual([])
     const openapi = await client.readResource({ uri: 'shop-sandbox://openapi.json' })
     const document = JSON.parse((openapi.contents[0] as { text: string }).text)
     expect(document.openapi).toMatch(/^3\.1/)
