@@ -73,9 +73,10 @@ const MAX_PLACES = 10_000_000
  * What keeps a value from being JSON, or null when it is JSON: the first value JSON has no
  * place for (a bigint, a function, `undefined` in an array, NaN, a Date, a class instance, a
  * cycle), named by its path, e.g. `a bigint at .items[2].qty`. Overrides made in code are
- * checked with it, so an answer that could not be sent is refused when it is made.
+ * checked with it, so an answer that could not be sent is refused when it is made; a
+ * `condition` (a body to match) has no undefined property either.
  */
-export function notJson(value: unknown): string | null {
+export function notJson(value: unknown, { condition = false } = {}): string | null {
   // Each value with where it was found (its parent's entry and its key), the path written out
   // only for the value that is not JSON: a wide object costs no string per key.
   type Entry = { value: unknown; parent: Entry | null; key: string | number; depth: number }
@@ -123,8 +124,11 @@ export function notJson(value: unknown): string | null {
       return `a ${prototype?.constructor?.name ?? 'class instance'}${at(entry)} is not JSON`
     for (const key of Object.keys(current)) {
       const item = (current as Record<string, unknown>)[key]
-      // An undefined property is left out by JSON, as the answer would leave it out.
+      // An undefined property is left out by JSON, as the answer would leave it out; in a
+      // `condition`, left out, `{ n: undefined }` matched any body.
       if (item !== undefined) stack.push({ value: item, parent: entry, key, depth })
+      else if (condition)
+        return `undefined${at({ value: item, parent: entry, key, depth })} is no value a body has (a condition on it would match any)`
     }
   }
   return null

@@ -243,7 +243,7 @@ export const overrideInputSchema = once(() =>
         }),
         body: documented(
           z.unknown().superRefine((value, context) => {
-            const problem = notJson(value)
+            const problem = notJson(value, { condition: true })
             if (problem) context.addIssue({ code: 'custom', message: `must be JSON: ${problem}` })
             else if ((JSON.stringify(value) ?? '').length > MAX_BODY_CONDITION)
               context.addIssue({

@@ -247,6 +247,11 @@ describe('overrides are validated field by field (422 naming the field)', () => 
         'response.body: must be JSON: NaN at .n',
       ],
       [{ body: { qty: 2n }, response: { status: 200 } }, 'body: must be JSON: a bigint at .qty'],
+      // Left out as JSON leaves it out, the condition was `{}`: it matched any body.
+      [
+        { body: { user: { n: undefined } }, response: { status: 200 } },
+        'body: must be JSON: undefined at .user.n is no value a body has (a condition on it would match any)',
+      ],
     ]
     for (const [input, message] of cases)
       expect(() => sandbox.override({ path: '/users', ...(input as object) } as never)).toThrow(
