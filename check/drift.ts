@@ -56,9 +56,16 @@ export async function checkDrift(
   const adminToken = options.token ?? oracleAdmin
   const probes: ProbeResult[] = []
 
+  let sent = 0
   async function target(path: string, ask: Ask = {}): Promise<Reply> {
     const token = ask.token === undefined ? adminToken : ask.token
-    const headers: Record<string, string> = { accept: 'application/json', ...ask.headers }
+    // Each probe names itself: the answer must echo it (B3), and the target's logs can find it.
+    const requestId = `shop-sandbox-check-${++sent}`
+    const headers: Record<string, string> = {
+      accept: 'application/json',
+      'x-request-id': requestId,
+      ...ask.headers,
+    }
     if (token) headers.authorization = `Bearer ${token}`
     if (ask.body !== undefined) headers['content-type'] = 'application/json'
     // The whole exchange, body included, is under the timeout: a target that stalls or drops
@@ -71,7 +78,7 @@ export async function checkDrift(
         signal: AbortSignal.timeout(timeoutMs),
         ...(ask.body === undefined ? {} : { body: JSON.stringify(ask.body) }),
       })
-      return await read(response, ANSWER_LIMIT)
+      return { ...(await read(response, ANSWER_LIMIT)), requestId }
     } catch (error) {
       const cause = (error as { cause?: NodeJS.ErrnoException }).cause
       throw new Unreachable(

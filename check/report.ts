@@ -47,6 +47,8 @@ export interface Reply {
   // eslint-disable-next-line @typescript-eslint/no-explicit-any -- envelopes of any resource
   body: any
   text: string
+  /** The `X-Request-Id` the check sent, which the answer must echo (CONTRACT B3). */
+  requestId?: string
 }
 
 export function summary(probes: readonly ProbeResult[]): CheckReport['summary'] {

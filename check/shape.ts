@@ -29,7 +29,10 @@ export function envelopeDrift(reply: Reply): string[] {
     drift.push(
       `Content-Type ${reply.headers.get('content-type') ?? 'missing'}, expected application/json`,
     )
-  if (!reply.headers.get('x-request-id')) drift.push('no X-Request-Id header')
+  const requestId = reply.headers.get('x-request-id')
+  if (!requestId) drift.push('no X-Request-Id header')
+  else if (reply.requestId !== undefined && requestId !== reply.requestId)
+    drift.push(`X-Request-Id ${requestId.slice(0, 80)}, expected the one sent, ${reply.requestId}`)
   const body = reply.body
   if (body === null || typeof body !== 'object' || Array.isArray(body)) {
     drift.push(`the body is not an envelope: ${reply.text.slice(0, 80)}`)
