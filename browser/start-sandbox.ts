@@ -192,6 +192,7 @@ export async function startApiSandbox(
             current: () => sandbox.scenario,
             chosen,
             follow: (name) => followScenario(sandbox, name),
+            hold: () => sandbox.instance().hold(),
           })
     const stored = persistence
     // With persistence, writes run one tab at a time on the newest data (ids unique across

@@ -29,9 +29,11 @@ export interface PersistedScenario {
   chosen: string | null
   /**
    * Puts the sandbox in a scenario but for its data (saved data of another tab's switch are
-   * loaded next; a switch storage refused is undone): its name, overrides and settings.
+   * loaded next): its name, overrides and settings, its own data made (a reset returns to them).
    */
-  follow(name: string): void
+  follow(name: string): Promise<unknown>
+  /** Its scenario, overrides and settings now: the function puts them back. */
+  hold(): () => void
 }
 
 /** The browser side of a persisted store: stop, and run a write with every tab in step. */
@@ -79,15 +81,15 @@ export async function persistInStorage(
    * Takes saved data as this tab's (stored already: not tracked), in their scenario: another
    * tab's switch was followed by its data alone, and this tab went on saving them under its own.
    */
-  const load = (saved: Saved) => {
-    if (saved.scenario !== scenario.current()) scenario.follow(saved.scenario)
+  const load = async (saved: Saved) => {
+    if (saved.scenario !== scenario.current()) await scenario.follow(saved.scenario)
     store.untracked(() => store.restore(saved.snapshot))
     revision = saved.revision
   }
   /** Loads the saved data when it is newer than what this tab has. */
   const catchUp = async () => {
     const saved = await read(database, catalog, key)
-    if (saved && saved.revision > revision) load(saved)
+    if (saved && saved.revision > revision) await load(saved)
   }
   /** Saves this tab's data as the next revision, and tells the other tabs; throws when it cannot. */
   const save = async () => {
@@ -113,7 +115,8 @@ export async function persistInStorage(
   try {
     await serialized(async () => {
       const saved = await read(database, catalog, key)
-      if (saved && (scenario.chosen === null || saved.scenario === scenario.chosen)) load(saved)
+      if (saved && (scenario.chosen === null || saved.scenario === scenario.chosen))
+        await load(saved)
       else {
         // Nothing saved, or saved in another scenario than the one asked for: this page's data
         // are saved (as the next revision: other tabs load them).
@@ -156,7 +159,7 @@ export async function persistInStorage(
       return serialized(async () => {
         await catchUp()
         store.takeChanges()
-        const was = scenario.current()
+        const held = scenario.hold()
         const answer = await run()
         const changes = store.takeChanges()
         if (changes.length === 0) return answer
@@ -164,9 +167,10 @@ export async function persistInStorage(
           await save()
           return answer
         } catch (error) {
-          // A switch is undone whole: its data, and its name, overrides and settings.
-          if (scenario.current() !== was) scenario.follow(was)
+          // Undone whole: its data, and what a switch or reset changes besides (the scenario,
+          // the overrides, the settings).
           store.undo(changes)
+          held()
           warn(error)
           return failure(
             ApiError.of(

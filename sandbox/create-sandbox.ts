@@ -24,7 +24,7 @@ import type { ParsedOverride } from '../state/overrides/index.js'
 import {
   OverrideBoundError,
   Overrides,
-  overridesFull,
+  overridesListTooLong,
   parseOverride,
 } from '../state/overrides/index.js'
 import { claims, createHandlers, toFetchResponse } from './msw-handlers.js'
@@ -173,7 +173,9 @@ export function createApiSandbox<
   // Counted before any is read: a list of a billion holes took minutes to walk.
   const most = resolved.limits.overrides.count
   if (given.length > most)
-    throw new RangeError(`Invalid override overrides[${most}]: ${overridesFull(most)}`)
+    throw new RangeError(
+      `Invalid override overrides[${most}]: ${overridesListTooLong(given.length, most)}`,
+    )
   const startOverrides = Array.from(given, (input: unknown, index) =>
     parseOverride(input, `Invalid override overrides[${index}]`, resolved.limits.overrides.bytes),
   )
@@ -355,15 +357,18 @@ const scenarioSets = new WeakMap<Sandbox, ScenarioSet>()
 
 /**
  * Puts a sandbox (its default data set) in the scenario `name` but for its data: the browser's
- * `persist` loads data another tab saved in it ({@link SandboxInstance.followScenario}). False
- * for a name it lacks. Not part of the public API.
+ * `persist` loads data another tab saved in it ({@link SandboxInstance.followScenario}). Its
+ * own data are made first, as a switch makes them (faker loaded, in slices): a reset there
+ * returns to them. False for a name it lacks. Not part of the public API.
  */
-export function followScenario(sandbox: Sandbox, name: string): boolean {
+export async function followScenario(sandbox: Sandbox, name: string): Promise<boolean> {
   let scenario: Scenario | undefined
   try {
     scenario = scenarioSets.get(sandbox)?.get(name)
+    await scenario?.prepared()
   } catch {
     // One that does not fit this sandbox (its data too large): it stays as it is.
+    return false
   }
   if (!scenario) return false
   sandbox.instance().followScenario(scenario)

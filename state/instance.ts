@@ -276,6 +276,19 @@ export class SandboxInstance {
     this.config = this.#startConfig()
   }
 
+  /**
+   * Its scenario, overrides and settings as they are now: the function puts them back (a change
+   * storage refused, undone with its data: the browser's `persist`).
+   */
+  hold(): () => void {
+    const [scenario, config, overrides] = [this.scenario, this.config, this.overrides.saved()]
+    return () => {
+      this.scenario = scenario
+      this.config = config
+      overrides()
+    }
+  }
+
   /** The sandbox's own overrides, then its scenario's (already checked to fit together). */
   #startOverrides(): void {
     this.overrides.clear()

@@ -20,8 +20,16 @@ export function overrideFootprint(input: unknown, maxBytes = Number.POSITIVE_INF
 }
 
 /** Why one more override is refused where `count` are kept, the most a sandbox keeps. */
-export function overridesFull(count: number): string {
+function overridesFull(count: number): string {
   return `this sandbox already has ${count} overrides, the most it keeps (${limitFlag('maxOverrides')}); remove some (DELETE /__sandbox/overrides)`
+}
+
+/**
+ * Why a list of `given` overrides (a sandbox's to start with, a scenario's) is refused at entry
+ * `most`, before any is read: it holds more than a sandbox keeps.
+ */
+export function overridesListTooLong(given: number, most: number): string {
+  return `one of ${given} overrides, past the ${most} a sandbox keeps (${limitFlag('maxOverrides')})`
 }
 
 /** Refused: too many overrides, or too many bytes of them (the caller answers 413 or 429). */
@@ -155,6 +163,17 @@ export class Overrides {
   clear(): void {
     this.#list = []
     this.#bytes = 0
+  }
+
+  /** What they are now, counts and all: the function puts them back (a change undone). */
+  saved(): () => void {
+    const list = this.#list.map((stored) => ({ ...stored }))
+    const [nextId, bytes] = [this.#nextId, this.#bytes]
+    return () => {
+      this.#list = list
+      this.#nextId = nextId
+      this.#bytes = bytes
+    }
   }
 
   /**

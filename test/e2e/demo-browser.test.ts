@@ -239,8 +239,26 @@ describe.runIf(run)('browser mode in Chromium', () => {
     expect((await pageFetch(page, '/users?keyword=quota')).body.data.total).toBe(0)
     expect((await pageFetch(page, '/users?pageSize=1')).body.data.total).toBe(50)
     expect(warnings).toHaveLength(1)
-    // A switch refused is undone whole: it left its name (and its settings) on the seed's data.
-    const before = (await pageFetch(page, '/__sandbox', { token: null })).body.data
+    // A switch refused is undone whole: it left its name (and its settings) on the seed's data;
+    // the settings and overrides made at run time come back too, not the scenario's first ones.
+    const config = await pageFetch(page, '/__sandbox/config', {
+      method: 'PATCH',
+      token: null,
+      body: { delay: 1 },
+    })
+    expect(config.status).toBe(200)
+    const added = await pageFetch(page, '/__sandbox/overrides', {
+      method: 'POST',
+      token: null,
+      body: { path: '/stubbed', response: { status: 204 } },
+    })
+    expect(added.status).toBe(201)
+    const state = async () => ({
+      info: (await pageFetch(page, '/__sandbox', { token: null })).body.data,
+      overrides: (await pageFetch(page, '/__sandbox/overrides', { token: null })).body.data.list,
+    })
+    const before = await state()
+    expect(before.overrides).toHaveLength(1)
     for (const name of ['empty', 'slow']) {
       const refused = await pageFetch(page, '/__sandbox/scenario', {
         method: 'PUT',
@@ -248,8 +266,12 @@ describe.runIf(run)('browser mode in Chromium', () => {
         body: { name },
       })
       expect([name, refused.status]).toEqual([name, 503])
-      const after = (await pageFetch(page, '/__sandbox', { token: null })).body.data
-      expect([after.scenario, after.config]).toEqual([before.scenario, before.config])
+      const after = await state()
+      expect([after.info.scenario, after.info.config, after.overrides]).toEqual([
+        before.info.scenario,
+        before.info.config,
+        before.overrides,
+      ])
     }
     expect((await pageFetch(page, '/users?pageSize=1')).body.data.total).toBe(50)
   })
@@ -280,7 +302,31 @@ describe.runIf(run)('browser mode in Chromium', () => {
         .poll(async () => (await pageFetch(page, '/products?pageSize=1')).body.data.total)
         .toBe(0)
     }
-  })
+    // One whose data are generated (faker, which the other tab had not loaded): followed, its
+    // data made there too, so its reset works (it answered 500).
+    expect(
+      (
+        await pageFetch(left, '/__sandbox/scenario', {
+          method: 'PUT',
+          token: null,
+          body: { name: 'big' },
+        })
+      ).status,
+    ).toBe(200)
+    await expect
+      .poll(
+        async () => (await pageFetch(right, '/__sandbox', { token: null })).body.data?.scenario,
+        {
+          timeout: 15_000,
+        },
+      )
+      .toBe('big')
+    const resetData = await pageFetch(right, '/__sandbox/db', { method: 'DELETE', token: null })
+    expect(resetData.status).toBe(204)
+    expect((await pageFetch(right, '/users?pageSize=1')).body.data.total).toBeGreaterThanOrEqual(
+      10_000,
+    )
+  }, 60_000)
 
   it('with persist, a write is answered only after the IndexedDB transaction holding it committed (issue 30)', async () => {
     const context = await demo.newContext()
