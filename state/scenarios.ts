@@ -18,7 +18,7 @@ import {
 import { seedSourcesFor } from '../resources/seed-sources.js'
 import type { OverrideLimits } from './limits.js'
 import type { OverrideInput, ParsedOverride } from './overrides/index.js'
-import { Overrides, overridesFull, parseOverride } from './overrides/index.js'
+import { Overrides, overridesListTooLong, parseOverride } from './overrides/index.js'
 import type { RuntimeConfig, RuntimeConfigInput } from './runtime-config.js'
 import { runtimeConfigPatchSchema } from './runtime-config.js'
 
@@ -277,9 +277,10 @@ function scenarioOf(definition: unknown, index: number, sources: ScenarioSources
   if (given.overrides !== undefined && !Array.isArray(given.overrides))
     throw refuse('overrides', 'must be a list of overrides')
   // Counted before any is read, as the sandbox's own are: a list of a billion holes is cheap to make.
-  // Refused at the first one past the bound, as createSandbox({ overrides }) refuses its own.
+  // In the words createSandbox({ overrides }) refuses its own list.
   const most = sources.limits.count
-  if ((given.overrides?.length ?? 0) > most) throw refuse(`overrides[${most}]`, overridesFull(most))
+  if ((given.overrides?.length ?? 0) > most)
+    throw refuse(`overrides[${most}]`, overridesListTooLong(given.overrides!.length, most))
   const overrides = ((given.overrides ?? []) as unknown[]).map((input, at) =>
     parseOverride(input, `Invalid scenario ${label}: overrides[${at}]`, sources.limits.bytes),
   )

@@ -26,4 +26,4 @@ export {
   overrideSchema,
   parseOverride,
 } from './schemas.js'
-export { OverrideBoundError, overrideFootprint, Overrides, overridesFull } from './store.js'
+export { OverrideBoundError, overrideFootprint, Overrides, overridesListTooLong } from './store.js'

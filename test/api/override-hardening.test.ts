@@ -224,7 +224,7 @@ describe('overrides are validated field by field (422 naming the field)', () => 
       'Invalid override overrides[0]: override: must be an object, got a list',
     )
     expect(() => createSandbox({ overrides: new Array(1e9) })).toThrow(
-      'Invalid override overrides[1000]: this sandbox already has 1000 overrides, the most it keeps (--max-overrides)',
+      'Invalid override overrides[1000]: one of 1000000000 overrides, past the 1000 a sandbox keeps (--max-overrides)',
     )
     expect(() => createSandbox({ overrides: 'x' as never })).toThrow(
       'Invalid sandbox options: overrides: must be a list of overrides',
@@ -454,6 +454,6 @@ describe('overrides are bounded per sandbox (CONTRACT C3)', () => {
           { path: '/b', response: { status: 200 } },
         ],
       }),
-    ).toThrow(/^Invalid override overrides\[1\]: this sandbox already has 1 overrides/)
+    ).toThrow(/^Invalid override overrides\[1\]: one of 2 overrides, past the 1 a sandbox keeps/)
   })
 })

@@ -257,7 +257,7 @@ describe('an override made in code is weighed before it is walked', () => {
         scenarios: [defineScenario({ name: 'many', description: 'Many', overrides: many as [] })],
       }),
     ).toThrow(
-      "Invalid scenario 'many': overrides[1000]: this sandbox already has 1000 overrides, the most it keeps (--max-overrides); remove some (DELETE /__sandbox/overrides)",
+      "Invalid scenario 'many': overrides[1000]: one of 1000000000 overrides, past the 1000 a sandbox keeps (--max-overrides)",
     )
     expect(sandbox.overrides).toEqual([])
   })

@@ -333,7 +333,7 @@ describe('shop-sandbox CLI', () => {
     const full = await cli('--port', '0', '--max-overrides', '2', '--overrides', file)
     expect(full.code).toBe(1)
     expect(full.stderr.trim()).toBe(
-      `shop-sandbox: --overrides ${file}, entry [2]: this sandbox already has 2 overrides, the most it keeps (--max-overrides); remove some (DELETE /__sandbox/overrides)`,
+      `shop-sandbox: --overrides ${file}, entry [2]: one of 3 overrides, past the 2 a sandbox keeps (--max-overrides)`,
     )
     // Only a regular file, and one its overrides could fit: not a device that never ends.
     const device = await cli('--port', '0', '--overrides', '/dev/zero')

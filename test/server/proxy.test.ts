@@ -65,8 +65,10 @@ function answer(req: IncomingMessage, res: ServerResponse, body: Buffer) {
     case '/odd':
       res.writeHead(200, {
         'content-type': 'application/json',
-        connection: 'keep-alive, X-Secret',
+        connection: 'keep-alive, X-Secret, X-Hop',
         'x-secret': 'for this hop only',
+        // Named like no secret: left out for being the connection's alone.
+        'x-hop': 'for this hop only too',
         'x-kept': 'yes',
       })
       return res.end('{}')
@@ -408,6 +410,7 @@ describe('--proxy (CONTRACT C4)', () => {
     expect(odd.status).toBe(200)
     expect(odd.headers.get('x-kept')).toBe('yes')
     expect(odd.headers.get('x-secret')).toBeNull()
+    expect(odd.headers.get('x-hop')).toBeNull()
     const weird = await fetch(`${server.url}/999`)
     expect(weird.status).toBe(502)
     expect((await weird.json()).message).toBe(
