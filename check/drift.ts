@@ -208,6 +208,7 @@ export async function checkDrift(
     const plain = await target(path)
     report(`GET ${path} (the default page)`, [
       ...statusDrift(plain, 200),
+      ...envelopeDrift(plain),
       ...payloadField(plain, 'page', 1),
       ...payloadField(plain, 'pageSize', 20),
     ])
@@ -216,6 +217,7 @@ export async function checkDrift(
     const second = await target(`${path}?page=2&pageSize=2`)
     const paging = [
       ...statusDrift(second, 200),
+      ...envelopeDrift(second),
       ...payloadField(second, 'page', 2),
       ...payloadField(second, 'pageSize', 2),
     ]
@@ -232,7 +234,7 @@ export async function checkDrift(
     for (const field of listSpec.sortable) {
       for (const order of ['asc', 'desc'] as const) {
         const sorted = await target(`${path}?sort=${field}&order=${order}&pageSize=50`)
-        const drift = statusDrift(sorted, 200)
+        const drift = [...statusDrift(sorted, 200), ...envelopeDrift(sorted)]
         const list = listOf(sorted, drift)
         const at = list.findIndex((record, index) => {
           if (index === 0) return false
@@ -248,7 +250,7 @@ export async function checkDrift(
     if (statusField) {
       const wanted = listSpec.statuses[0]!
       const filtered = await target(`${path}?status=${encodeURIComponent(wanted)}&pageSize=100`)
-      const drift = statusDrift(filtered, 200)
+      const drift = [...statusDrift(filtered, 200), ...envelopeDrift(filtered)]
       const other = listOf(filtered, drift).find((record: Row) => record.status !== wanted)
       if (other)
         drift.push(`record ${other.id} has status ${String(other.status)}: the filter was ignored`)
@@ -269,7 +271,7 @@ export async function checkDrift(
       const keyword = firstText.split('\u0000')[0]!.trim().slice(0, 3).toLowerCase()
       if (keyword.length >= 2) {
         const found = await target(`${path}?keyword=${encodeURIComponent(keyword)}&pageSize=100`)
-        const drift = statusDrift(found, 200)
+        const drift = [...statusDrift(found, 200), ...envelopeDrift(found)]
         const list = listOf(found, drift)
         if (!list.some((record) => record.id === records[0]!.id) && list.length < 100)
           drift.push(`record ${records[0]!.id} (whose text holds '${keyword}') is not found`)
@@ -282,7 +284,7 @@ export async function checkDrift(
     const other = resource.fields.find((field) => field !== 'id')
     if (other) {
       const picked = await target(`${path}?fields=id,${other}&pageSize=5`)
-      const drift = statusDrift(picked, 200)
+      const drift = [...statusDrift(picked, 200), ...envelopeDrift(picked)]
       const wrong = listOf(picked, drift).find(
         (record: Row) => Object.keys(record).sort().join() !== ['id', other].sort().join(),
       )
@@ -420,7 +422,7 @@ export async function checkDrift(
         }
         const removed = await target(`${path}/${id}`, { method: 'DELETE' })
         const gone = await target(`${path}/${id}`)
-        const deleted = statusDrift(removed, 204)
+        const deleted = [...statusDrift(removed, 204), ...envelopeDrift(removed)]
         if (gone.status !== 404)
           deleted.push(`GET after DELETE answered ${gone.status}, expected 404`)
         if (removed.status === 204)

@@ -23,16 +23,17 @@ export function statusDrift(reply: Reply, status: number): string[] {
 
 /** CONTRACT B's envelope and headers on any JSON answer. */
 export function envelopeDrift(reply: Reply): string[] {
-  if (reply.status === 204 || reply.status === 304) return []
   const drift: string[] = []
-  if (!/^application\/json\b/i.test(reply.headers.get('content-type') ?? ''))
-    drift.push(
-      `Content-Type ${reply.headers.get('content-type') ?? 'missing'}, expected application/json`,
-    )
+  // Every answer carries one, echoed when sent (B3), a 204 too.
   const requestId = reply.headers.get('x-request-id')
   if (!requestId) drift.push('no X-Request-Id header')
   else if (reply.requestId !== undefined && requestId !== reply.requestId)
     drift.push(`X-Request-Id ${requestId.slice(0, 80)}, expected the one sent, ${reply.requestId}`)
+  if (reply.status === 204 || reply.status === 304) return drift
+  if (!/^application\/json\b/i.test(reply.headers.get('content-type') ?? ''))
+    drift.push(
+      `Content-Type ${reply.headers.get('content-type') ?? 'missing'}, expected application/json`,
+    )
   const body = reply.body
   if (body === null || typeof body !== 'object' || Array.isArray(body)) {
     drift.push(`the body is not an envelope: ${reply.text.slice(0, 80)}`)

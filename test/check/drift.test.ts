@@ -57,6 +57,9 @@ function deviate(req: IncomingMessage, res: ServerResponse, body: Buffer) {
       if (url.pathname === '/products/1' && req.method === 'GET') delete out['x-request-id']
       // An X-Request-Id of its own, not the one sent (B3 says it is echoed).
       if (url.pathname === '/products/999999999') out['x-request-id'] = 'own-id'
+      // The same on a list probe (sorting): every probe's answer is held to it.
+      if (url.pathname === '/users' && url.searchParams.get('sort') === 'name')
+        out['x-request-id'] = 'own-id'
       // A wrong status: a missing user is 200 with an error envelope.
       if (url.pathname === '/users/999999999') status = 200
       // A record failing its schema: the list's first user has an e-mail that is none.
@@ -161,6 +164,7 @@ describe('shop-sandbox check (CONTRACT C4)', () => {
       /^drift: GET \/orders\?pageSize=100 .*: data has fields the contract lacks: items$/,
       /^drift: GET \/products\/1 \(one record\): no X-Request-Id header$/,
       /^drift: GET \/products\/999999999 .*: X-Request-Id own-id, expected the one sent, shop-sandbox-check-\d+$/,
+      /^drift: GET \/users\?sort=name&order=(asc|desc) \(sort\): X-Request-Id own-id, expected the one sent, shop-sandbox-check-\d+$/,
       /^drift: GET \/users\/999999999 \(a missing id: 404\): status 200, expected 404$/,
       /^drift: GET \/users\?pageSize=100 .*: user 1: email: /,
       /^drift: GET \/products\?status=active \(filter\): record \d+ has status inactive: the filter was ignored$/,
