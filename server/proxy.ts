@@ -109,8 +109,13 @@ export function proxyTo(options: ProxyOptions): (c: Context) => Promise<ApiRespo
       const answer = await exchange(send, url, request.method, headers, body, options, held)
       const response = relayed(answer, options.target)
       const looped = viaNames(String(answer.headers.via ?? '')).includes(name)
+      // What the client was given is recorded: the headers as relayed (those of one connection
+      // left out in one place), copied before the pipeline adds its own.
       if (!looped)
-        options.recorder?.add(request.method, c.path, request.url.searchParams, headers, answer)
+        options.recorder?.add(request.method, c.path, request.url.searchParams, headers, {
+          ...answer,
+          headers: { ...response.headers },
+        })
       return response
     } finally {
       options.budget?.release(held.bytes)

@@ -2,12 +2,7 @@ import { constants } from 'node:fs'
 import { access, readFile } from 'node:fs/promises'
 import { dirname } from 'node:path'
 import { clip } from '../contract/params.js'
-import {
-  headerNameProblem,
-  headerValueProblem,
-  namedByConnection,
-  SERVER_OWNED_HEADERS,
-} from '../contract/headers.js'
+import { headerNameProblem, headerValueProblem, SERVER_OWNED_HEADERS } from '../contract/headers.js'
 import {
   AUTH_SCHEMES,
   isSecretHeader,
@@ -165,7 +160,8 @@ export class Recorder {
   }
 
   /**
-   * Records one exchange (written soon after; `flush()` waits for it). `requestHeaders`: what
+   * Records one exchange (written soon after; `flush()` waits for it): `answer` as relayed (its
+   * headers those the client got). `requestHeaders`: what
    * the client sent, whose credentials are blanked wherever the answer repeats them. Made into
    * an override in a task of its own, after the answer is relayed: a big answer's redaction and
    * weighing do not hold the loop in the same task as its relaying.
@@ -335,10 +331,8 @@ function overrideOf(
   const headers: Record<string, string> = {}
   let kept = 0
   let headerBytes = 0
-  // Those of one connection stay behind, as in the answer relayed (a Connection header names some).
-  const connection = namedByConnection(answer.headers.connection)
   for (const [name, value] of Object.entries(answer.headers)) {
-    if (value === undefined || connection.includes(name)) continue
+    if (value === undefined) continue
     let text = Array.isArray(value) ? value.join(', ') : value
     for (const secret of secrets) text = text.split(secret).join('***')
     if (!keptHeader(name, text)) continue
