@@ -30,6 +30,7 @@ import { summary } from './report.js'
 import { ANSWER_LIMIT, read } from './answer.js'
 import {
   echoes,
+  answerDrift,
   envelopeDrift,
   listDrift,
   listOf,
@@ -207,8 +208,7 @@ export async function checkDrift(
 
     const plain = await target(path)
     report(`GET ${path} (the default page)`, [
-      ...statusDrift(plain, 200),
-      ...envelopeDrift(plain),
+      ...answerDrift(plain, 200),
       ...payloadField(plain, 'page', 1),
       ...payloadField(plain, 'pageSize', 20),
     ])
@@ -216,8 +216,7 @@ export async function checkDrift(
     const total = page.body?.data?.total
     const second = await target(`${path}?page=2&pageSize=2`)
     const paging = [
-      ...statusDrift(second, 200),
-      ...envelopeDrift(second),
+      ...answerDrift(second, 200),
       ...payloadField(second, 'page', 2),
       ...payloadField(second, 'pageSize', 2),
     ]
@@ -234,7 +233,7 @@ export async function checkDrift(
     for (const field of listSpec.sortable) {
       for (const order of ['asc', 'desc'] as const) {
         const sorted = await target(`${path}?sort=${field}&order=${order}&pageSize=50`)
-        const drift = [...statusDrift(sorted, 200), ...envelopeDrift(sorted)]
+        const drift = answerDrift(sorted, 200)
         const list = listOf(sorted, drift)
         const at = list.findIndex((record, index) => {
           if (index === 0) return false
@@ -250,7 +249,7 @@ export async function checkDrift(
     if (statusField) {
       const wanted = listSpec.statuses[0]!
       const filtered = await target(`${path}?status=${encodeURIComponent(wanted)}&pageSize=100`)
-      const drift = [...statusDrift(filtered, 200), ...envelopeDrift(filtered)]
+      const drift = answerDrift(filtered, 200)
       const other = listOf(filtered, drift).find((record: Row) => record.status !== wanted)
       if (other)
         drift.push(`record ${other.id} has status ${String(other.status)}: the filter was ignored`)
@@ -271,7 +270,7 @@ export async function checkDrift(
       const keyword = firstText.split('\u0000')[0]!.trim().slice(0, 3).toLowerCase()
       if (keyword.length >= 2) {
         const found = await target(`${path}?keyword=${encodeURIComponent(keyword)}&pageSize=100`)
-        const drift = [...statusDrift(found, 200), ...envelopeDrift(found)]
+        const drift = answerDrift(found, 200)
         const list = listOf(found, drift)
         if (!list.some((record) => record.id === records[0]!.id) && list.length < 100)
           drift.push(`record ${records[0]!.id} (whose text holds '${keyword}') is not found`)
@@ -284,7 +283,7 @@ export async function checkDrift(
     const other = resource.fields.find((field) => field !== 'id')
     if (other) {
       const picked = await target(`${path}?fields=id,${other}&pageSize=5`)
-      const drift = [...statusDrift(picked, 200), ...envelopeDrift(picked)]
+      const drift = answerDrift(picked, 200)
       const wrong = listOf(picked, drift).find(
         (record: Row) => Object.keys(record).sort().join() !== ['id', other].sort().join(),
       )
@@ -309,11 +308,7 @@ export async function checkDrift(
     const record = records[0]
     if (record) {
       const one = await target(`${path}/${record.id}`)
-      const drift = [
-        ...statusDrift(one, 200),
-        ...envelopeDrift(one),
-        ...recordDrift(resource, one.body?.data),
-      ]
+      const drift = [...answerDrift(one, 200), ...recordDrift(resource, one.body?.data)]
       if (one.status === 200 && JSON.stringify(one.body?.data) !== JSON.stringify(record))
         drift.push('differs from the same record in the list')
       report(`GET ${path}/${record.id} (one record)`, drift)
@@ -350,8 +345,7 @@ export async function checkDrift(
         const body = createBody(resource, template, stamp)
         const made = await target(path, { method: 'POST', body })
         const drift = [
-          ...statusDrift(made, 201),
-          ...envelopeDrift(made),
+          ...answerDrift(made, 201),
           ...(made.status === 201 ? recordDrift(resource, made.body?.data) : []),
         ]
         const answered = made.body?.data?.id
@@ -413,7 +407,7 @@ export async function checkDrift(
             method: 'PATCH',
             body: { [field]: value },
           })
-          const drift = [...statusDrift(patched, 200), ...envelopeDrift(patched)]
+          const drift = answerDrift(patched, 200)
           if (patched.status === 200 && patched.body?.data?.[field] !== value)
             drift.push(
               `${field} is ${JSON.stringify(patched.body?.data?.[field])} after the update`,
@@ -422,7 +416,7 @@ export async function checkDrift(
         }
         const removed = await target(`${path}/${id}`, { method: 'DELETE' })
         const gone = await target(`${path}/${id}`)
-        const deleted = [...statusDrift(removed, 204), ...envelopeDrift(removed)]
+        const deleted = answerDrift(removed, 204)
         if (gone.status !== 404)
           deleted.push(`GET after DELETE answered ${gone.status}, expected 404`)
         if (removed.status === 204)

@@ -21,6 +21,11 @@ export function statusDrift(reply: Reply, status: number): string[] {
       ]
 }
 
+/** The status expected, and the envelope and headers of any answer: what every probe checks. */
+export function answerDrift(reply: Reply, status: number): string[] {
+  return [...statusDrift(reply, status), ...envelopeDrift(reply)]
+}
+
 /** CONTRACT B's envelope and headers on any JSON answer. */
 export function envelopeDrift(reply: Reply): string[] {
   const drift: string[] = []
