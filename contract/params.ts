@@ -42,6 +42,15 @@ export function plainInteger(raw: string): number {
   return /^(?:0|[1-9]\d{0,15})$/.test(raw) ? Number(raw) : Number.NaN
 }
 
+/**
+ * Whether `raw` writes plainly a positive integer of 16 digits or more: past what a number holds
+ * exactly when {@link plainInteger} does not read it (a path's id, an id filter's: no record
+ * has it).
+ */
+export function isLongInteger(raw: string): boolean {
+  return /^[1-9]\d{15,}$/.test(raw)
+}
+
 /** An integer in [min, max] written plainly ({@link plainInteger}). */
 export function integerParameter(name: string, raw: string, min: number, max: number): number {
   const value = plainInteger(raw)
@@ -52,7 +61,11 @@ export function integerParameter(name: string, raw: string, min: number, max: nu
 
 /** Why the text `raw` (a parameter's, a flag's) is not an integer in [min, max]. */
 export function integerProblem(name: string, raw: string, min: number, max: number): string {
-  return `${name} ${mustBeInteger(min, max)}, got '${clip(raw)}'`
+  // "1 or more" is not all the rule for a number past what a number holds: its bound is said.
+  const rule = isLongInteger(raw)
+    ? `must be an integer from ${min} to ${max}`
+    : mustBeInteger(min, max)
+  return `${name} ${rule}, got '${clip(raw)}'`
 }
 
 /**

@@ -8,7 +8,7 @@ import type { Action, Link, Row } from '../resources/define.js'
 import { nameOf } from '../resources/define.js'
 import { runListQuery, selectFields } from '../resources/list.js'
 import { parseListQuery, parseQuery } from '../resources/query.js'
-import { notFound, runRule } from '../resources/service.js'
+import { notFound, runRule, shownId } from '../resources/service.js'
 import { validateBody } from './body.js'
 import type { Operation, OperationContext, OperationDocs, Principal } from './operation.js'
 import type { Route } from './router.js'
@@ -386,7 +386,7 @@ function nestedRoutes(resource: Resource): Route<Operation>[] {
             const id = context.ids[idParam]!
             const record = context.data.table(name).get(id)
             if (!record || record[field] !== owner.id)
-              throw notFound(`${singular} ${id} of ${parent.singular}`, owner.id)
+              throw notFound(`${singular} ${shownId(id)} of ${parent.singular}`, owner.id)
             return success(selectFields(record, fields))
           },
         },

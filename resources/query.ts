@@ -3,6 +3,7 @@ import {
   clip,
   integerProblem,
   invalidParameter,
+  isLongInteger,
   plainInteger,
   rejectUnknown,
   single,
@@ -55,6 +56,21 @@ export function integerQuery(
     accepts: (value) =>
       typeof value === 'number' && Number.isSafeInteger(value) && value >= min && value <= max,
     problem: (raw) => integerProblem(name, raw, min, max),
+  }
+}
+
+/**
+ * An id to filter by: a positive integer, as a path's id is (http/steps/operate.ts), one of more
+ * digits than a number holds included (Infinity: no record has it, the page is empty).
+ */
+function idQuery(name: string): QueryParameter {
+  const integer = integerQuery(name, 1, Number.MAX_SAFE_INTEGER)
+  return {
+    ...integer,
+    // Documented as the positive integers, unbounded (a zod integer's JSON Schema says 2^53 − 1).
+    schema: z.int().min(1).meta({ maximum: undefined }),
+    read: (raw) => (isLongInteger(raw) ? Number.POSITIVE_INFINITY : integer.read(raw)),
+    accepts: (value) => value === Number.POSITIVE_INFINITY || integer.accepts!(value),
   }
 }
 
@@ -172,7 +188,7 @@ export function listQuerySchema(spec: {
       Object.keys(spec.idFilters ?? {}).map((name) => [
         name,
         {
-          ...integerQuery(name, 1, Number.MAX_SAFE_INTEGER),
+          ...idQuery(name),
           description: 'Only records of this owner.',
         },
       ]),

@@ -10,7 +10,12 @@ import type { DataService as Data, Row } from './define.js'
 
 /** 404 / 40400 saying which record is missing, e.g. "user 42 not found". */
 export function notFound(what: string, id: number): ApiError {
-  return ApiError.of('notFound', `${what} ${id} not found`)
+  return ApiError.of('notFound', `${what} ${shownId(id)} not found`)
+}
+
+/** An id as a message names it: a path's id past what a number holds is Infinity (operate.ts). */
+export function shownId(id: number): string {
+  return Number.isSafeInteger(id) ? String(id) : `with an id past ${Number.MAX_SAFE_INTEGER}`
 }
 
 /** A table's refusal of a duplicate key as the resource's 409; any other error as it is. */

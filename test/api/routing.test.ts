@@ -117,11 +117,11 @@ const cases: Array<{
   { rule: 'a decimal id is a 400', method: 'GET', path: '/users/1.5', status: 400, code: 40000 },
   { rule: 'a zero-padded id is a 400', method: 'GET', path: '/users/01', status: 400, code: 40000 },
   {
-    rule: 'an id beyond 2^53 is a 400',
+    rule: 'an id beyond 2^53 is a positive integer no record has: 404',
     method: 'GET',
     path: '/users/99999999999999999999',
-    status: 400,
-    code: 40000,
+    status: 404,
+    code: 40400,
   },
   {
     rule: 'a bad nested order id is a 400',

@@ -139,6 +139,45 @@ describe('GET /users: collection queries (CONTRACT B3)', () => {
     expect((await call('GET', '/orders?userId=2&page=1&pageSize=10')).status).toBe(200)
   })
 
+  it('takes an id of more digits than a number holds as the positive integer it is: no record has it', async () => {
+    const past = `with an id past ${Number.MAX_SAFE_INTEGER}`
+    for (const [method, path, message] of [
+      ['GET', '/users/99999999999999999999', `user ${past} not found`],
+      ['GET', '/users/9007199254740993', `user ${past} not found`],
+      ['DELETE', `/orders/${'7'.repeat(400)}`, `order ${past} not found`],
+      ['GET', '/users/99999999999999999999/orders', `user ${past} not found`],
+      ['GET', '/users/1/orders/99999999999999999999', `order ${past} of user 1 not found`],
+    ]) {
+      const { status, body } = await call(method!, path!)
+      expect({ path, status, body }).toEqual({
+        path,
+        status: 404,
+        body: { code: 40400, message, data: null },
+      })
+    }
+    // The path id and the query (400) come before the record's existence (404), as for any id.
+    const badQuery = await call('GET', '/users/99999999999999999999/orders?page=0')
+    expect([badQuery.status, badQuery.body.code]).toEqual([400, 40000])
+    const badBody = await call('PUT', '/users/99999999999999999999', { raw: '{', headers: json })
+    const missing = await call('PUT', '/users/99999', { raw: '{', headers: json })
+    expect([badBody.status, badBody.body]).toEqual([400, missing.body])
+    // A filter by such an owner: none has it.
+    const none = await call('GET', '/orders?userId=99999999999999999999')
+    expect(none.status).toBe(200)
+    expect(none.body.data).toMatchObject({ list: [], total: 0 })
+    // A page that long is past the rule's integers, and the message says where they end.
+    const page = await call('GET', '/users?page=99999999999999999999')
+    expect([page.status, page.body.message]).toEqual([
+      400,
+      `page must be an integer from 1 to ${Number.MAX_SAFE_INTEGER}, got '99999999999999999999'`,
+    ])
+    // Leading zeros, signs and other text stay 400.
+    for (const path of ['/users/099999999999999999999', '/orders?userId=-99999999999999999999']) {
+      const { status, body } = await call('GET', path)
+      expect([path, status, body.code]).toEqual([path, 400, 40000])
+    }
+  })
+
   it('ignores unknown parameters', async () => {
     expect((await call('GET', '/users?foo=bar&pageSize=1')).status).toBe(200)
   })

@@ -18,6 +18,8 @@ import { conformanceTo } from '../support/conformance.js'
 const RUNS = Number(process.env.FUZZ_RUNS ?? 300)
 const SEED = Number(process.env.FUZZ_SEED ?? 43)
 const BASE = 'https://api.fuzz.test'
+/** A positive integer of more digits than a number holds exactly. */
+const LONG_ID = '9'.repeat(20)
 const tokens = { admin: 'sandbox-admin-token', member: 'sandbox-member-token' } as const
 type Role = keyof typeof tokens
 
@@ -180,7 +182,7 @@ const mutationsOf = (operation: Operation): Array<fc.Arbitrary<Mutation>> => {
       fc.record({
         kind: fc.constant('query' as const),
         name: fc.constantFrom(...query.map((parameter) => parameter.name as string)),
-        value: fc.constantFrom('abc', '-1', '0', '1.5', '9'.repeat(20), '', 'no-such-value', '%00'),
+        value: fc.constantFrom('abc', '-1', '0', '1.5', LONG_ID, '', 'no-such-value', '%00'),
         twice: fc.boolean(),
       }),
     )
@@ -188,7 +190,7 @@ const mutationsOf = (operation: Operation): Array<fc.Arbitrary<Mutation>> => {
     kinds.push(
       fc.record({
         kind: fc.constant('id' as const),
-        value: fc.constantFrom('abc', '0', '-1', '1.5', '01', '1e3', '9'.repeat(20), 'create'),
+        value: fc.constantFrom('abc', '0', '-1', '1.5', '01', '1e3', LONG_ID, 'create'),
       }),
     )
   if (operation.spec.requestBody !== undefined)
@@ -206,8 +208,13 @@ type Mutation =
 function expectedFor(mutation: Mutation): Array<[number, number]> {
   switch (mutation.kind) {
     case 'query':
-    case 'id':
+      // An owner's id of more digits than a number holds: a positive integer, no one's (B3).
+      if (mutation.name === 'userId' && mutation.value === LONG_ID && !mutation.twice)
+        return [[200, 0]]
       return [[400, 40000]]
+    case 'id':
+      // A positive integer of more digits than a number holds: no record has it (B2).
+      return mutation.value === LONG_ID ? [[404, 40400]] : [[400, 40000]]
     case 'huge':
       return [[413, 41300]]
     case 'deep':
