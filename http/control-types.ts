@@ -48,7 +48,8 @@ export interface ControlOperation {
   /**
    * It replaces the sandbox's data (a switch, a document, a reset): it does not wait for the
    * replacements in line before it, but takes its place among them once its body is read
-   * (`instance.replacing`). Any other control operation waits for them, as the API's do.
+   * (`instance.replacing`); requests arriving while it reads its body wait for it
+   * (`instance.arriving`). Any other control operation waits for them, as the API's do.
    */
   replaces?: true
   run(context: ControlContext): ApiResponse | Promise<ApiResponse>

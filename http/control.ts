@@ -1,5 +1,5 @@
 import * as z from 'zod'
-import type { ControlHost, ControlOperation } from './control-types.js'
+import type { ControlContext, ControlHost, ControlOperation } from './control-types.js'
 import { pageOf } from './control-types.js'
 import { scenarioRoutes } from './scenario-routes.js'
 import type { Catalog } from '../resources/catalog.js'
@@ -631,16 +631,55 @@ export function handleControl(
   if (request.method === 'OPTIONS')
     return Promise.resolve(noContent({ allow: allowHeader(match.route) }))
   const operation = operationFor(match.route, request.method, CONTROL_PREFIX)
-  const run = () =>
-    operation.run({
-      ...host,
-      request,
-      instance,
-      readJson: (limit, seen, admit) => readJsonBody(request, { limit, seen, admit }),
-    })
-  // A switch sent after another one still being made takes its place in line at once: had it
-  // waited for it, as other requests do, a write sent after it went first (in the first one's
-  // data, then replaced by the second).
-  const ahead = operation.replaces ? null : instance.replacement
+  if (operation.replaces) return replace(operation, request, instance, host)
+  const ahead = instance.replacement
+  const run = () => operation.run({ ...host, request, instance, readJson: bodyReader(request) })
   return ahead ? ahead.then(run) : Promise.resolve(run())
+}
+
+const bodyReader =
+  (request: ApiRequest): ControlContext['readJson'] =>
+  (limit, seen, admit) =>
+    readJsonBody(request, { limit, seen, admit })
+
+/**
+ * A replacement of the data (a switch, a document, a reset) takes its place in line at once,
+ * or once its body is read: had it waited for one still being made, as other requests do, a
+ * write sent after it went first (in the first one's data, then replaced by the second). While
+ * it reads its body, requests to its sandbox wait for it (`instance.arriving()`): one sent the
+ * instant after a switch went before it.
+ */
+function replace(
+  operation: ControlOperation,
+  request: ApiRequest,
+  instance: SandboxInstance,
+  host: ControlHost,
+): Promise<ApiResponse> {
+  const arrived = instance.arriving()
+  let reads = false
+  const read = bodyReader(request)
+  let answer: Promise<ApiResponse>
+  try {
+    answer = Promise.resolve(
+      operation.run({
+        ...host,
+        request,
+        instance,
+        readJson: (limit, seen, admit) => {
+          reads = true
+          const body = read(limit, seen, admit)
+          // In line once the operation has gone on from its body (in the same turn of the loop).
+          const after = () => void setTimeout(arrived, 0)
+          body.then(after, after)
+          return body
+        },
+      }),
+    )
+  } catch (error) {
+    arrived()
+    throw error
+  }
+  // One without a body (a reset) took its place while it ran.
+  if (!reads) arrived()
+  return answer.finally(arrived)
 }

@@ -13,6 +13,24 @@ import type { SandboxLimits } from './limits.js'
 import { SESSION_BYTES } from './limits.js'
 import { jsonFootprint } from '../contract/json-size.js'
 
+/**
+ * How long a request waits for a replacement (a scenario switch, a document) to read its body
+ * and take its place in line before it, at most: a body sent with its headers takes a tick or
+ * two; one that trickles in holds its sandbox's requests no longer than this.
+ */
+export const ARRIVAL_WAIT_MS = 250
+
+/** Resolves once `promise` settles or `ms` have passed, whichever is first. */
+function within(promise: Promise<unknown>, ms: number): Promise<void> {
+  return new Promise((resolve) => {
+    const timer = setTimeout(resolve, ms)
+    void promise.finally(() => {
+      clearTimeout(timer)
+      resolve()
+    })
+  })
+}
+
 /** Records and indexes take about this many times the bytes of the JSON they came from. */
 const WRITE_FACTOR = 3
 /** Bytes every write costs besides its body (a replaced record, index entries). */
@@ -192,13 +210,36 @@ export class SandboxInstance {
   /** Replacements asked for that have not applied (or failed) yet. */
   #pending = 0
 
+  /** Replacements whose body is still being read: not in line yet ({@link arriving}). */
+  readonly #arriving = new Set<Promise<void>>()
+
   /**
    * While a replacement asked for has not applied, the last one asked for: a request that
    * arrives now waits for it, so it is answered from the data it was sent after (a write sent
    * after a switch to `big`, answered 201 while `big` was being made, was then replaced by it).
+   * While one still reads its body, the request first waits for it to take its place in line,
+   * at most {@link ARRIVAL_WAIT_MS}: a switch whose body trickles in holds no one for longer.
    */
   get replacement(): Promise<void> | null {
+    if (this.#arriving.size > 0)
+      return within(Promise.all(this.#arriving), ARRIVAL_WAIT_MS).then(() =>
+        this.#pending === 0 ? undefined : this.#replacing,
+      )
     return this.#pending === 0 ? null : this.#replacing
+  }
+
+  /**
+   * A replacement has arrived and reads its body before it takes its place in line: requests
+   * arriving meanwhile wait for it ({@link replacement}). Call what this returns once it has
+   * taken its place, or failed before (more calls do nothing).
+   */
+  arriving(): () => void {
+    let done!: () => void
+    const arrival = new Promise<void>((resolve) => (done = resolve))
+    this.#arriving.add(arrival)
+    return () => {
+      if (this.#arriving.delete(arrival)) done()
+    }
   }
 
   /**

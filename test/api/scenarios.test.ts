@@ -1,4 +1,5 @@
 import { createHash } from 'node:crypto'
+import { connect } from 'node:net'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { createSandbox, defineScenario } from '../../index.js'
 import type { SandboxServer } from '../../node/index.js'
@@ -6,6 +7,7 @@ import { createSandboxServer, setupSandbox } from '../../node/index.js'
 import type { Call } from '../support/client.js'
 import { clientFor, MEMBER } from '../support/client.js'
 import { assertConforms } from '../support/conformance.js'
+import { ARRIVAL_WAIT_MS } from '../../state/instance.js'
 
 // CONTRACT C5: named scenarios, the same in code (sandbox.fetch, no network) and over HTTP
 // (the Node server). In the browser: test/e2e/scenarios-browser.test.ts.
@@ -534,4 +536,86 @@ describe('switches and resets apply in the order they were asked for', () => {
     },
     30_000,
   )
+})
+
+describe('a request sent while a switch’s body is still arriving waits for it (at most a moment)', () => {
+  let server: SandboxServer
+  beforeAll(async () => {
+    server = await createSandboxServer({ port: 0 })
+  })
+  afterAll(() => server.close())
+
+  /**
+   * A switch of the sandbox `id` to `empty` whose headers are sent now and its body after `ms`
+   * (never, given null); resolves with the answer's status line.
+   */
+  function switchSentSlowly(
+    id: string,
+    ms: number | null,
+  ): { status: Promise<string>; end(): void } {
+    const body = JSON.stringify({ name: 'empty' })
+    const socket = connect(server.port, '127.0.0.1')
+    socket.on('error', () => undefined)
+    socket.write(
+      [
+        'PUT /__sandbox/scenario HTTP/1.1',
+        `Host: 127.0.0.1:${server.port}`,
+        'Authorization: Bearer sandbox-admin-token',
+        `X-Sandbox-Id: ${id}`,
+        'Content-Type: application/json',
+        `Content-Length: ${body.length}`,
+        'Connection: close',
+        '',
+        '',
+      ].join('\r\n'),
+    )
+    if (ms !== null) setTimeout(() => socket.write(body), ms)
+    let received = ''
+    socket.on('data', (chunk) => (received += chunk))
+    const status = new Promise<string>((resolve) =>
+      socket.on('close', () => resolve(received.split('\r\n')[0]!)),
+    )
+    return { status, end: () => socket.destroy() }
+  }
+  const headers = (id: string) => ({
+    'content-type': 'application/json',
+    authorization: 'Bearer sandbox-admin-token',
+    'x-sandbox-id': id,
+  })
+
+  it('a write sent after the switch’s headers, before its body, is made in the new scenario and kept', async () => {
+    const sent = switchSentSlowly('arriving', 100)
+    await new Promise((resolve) => setTimeout(resolve, 30))
+    const created = await fetch(`${server.url}/users`, {
+      method: 'POST',
+      headers: headers('arriving'),
+      body: JSON.stringify({ name: 'after-headers', email: 'after-headers@example.com' }),
+    })
+    expect(created.status).toBe(201)
+    // `empty` has the two fixed accounts: the default data's next id would be 51.
+    expect((await created.json()).data.id).toBe(3)
+    expect(await sent.status).toBe('HTTP/1.1 200 OK')
+    const read = await fetch(`${server.url}/users/3`, { headers: headers('arriving') })
+    expect((await read.json()).data.name).toBe('after-headers')
+  })
+
+  it('a switch whose body never comes holds the sandbox’s requests a moment, not until its timeout', async () => {
+    const sent = switchSentSlowly('trickled', null)
+    try {
+      await new Promise((resolve) => setTimeout(resolve, 30))
+      const started = performance.now()
+      const list = await fetch(`${server.url}/users`, { headers: headers('trickled') })
+      const waited = performance.now() - started
+      expect(list.status).toBe(200)
+      // Answered from the data it was sent in: the switch has not taken its place.
+      expect((await list.json()).data.total).toBe(50)
+      expect(waited).toBeGreaterThanOrEqual(ARRIVAL_WAIT_MS - 50)
+      expect(waited).toBeLessThan(ARRIVAL_WAIT_MS + 1500)
+      // Another sandbox does not wait at all.
+      const other = await fetch(`${server.url}/users`, { headers: headers('elsewhere') })
+      expect(other.status).toBe(200)
+    } finally {
+      sent.end()
+    }
+  })
 })
