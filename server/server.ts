@@ -93,6 +93,22 @@ function whenFree(socket: Duplex, then: () => void): void {
   socket.once('close', gone)
 }
 
+/**
+ * Requests pipelined on a connection (sent before the one ahead of them was answered) are run
+ * one after the other, each once the one ahead has been answered (Node then gives its answer
+ * the socket): RFC 9112 §9.3.2 lets a server run only safe ones side by side, and a `GET` sent
+ * behind a `POST` was answered from the data before it. Node writes the answers in order either
+ * way; a connection without pipelining (every browser's, curl's) never waits here.
+ */
+function oneAtATime(
+  listener: (req: IncomingMessage, res: ServerResponse) => void,
+): (req: IncomingMessage, res: ServerResponse) => void {
+  return (req, res) => {
+    if (res.socket) listener(req, res)
+    else res.once('socket', () => listener(req, res))
+  }
+}
+
 /** The request Node's parser is inside on `socket` (its head read, not all its body), if any. */
 function stillReading(socket: Duplex): IncomingMessage | null {
   const incoming = (socket as { parser?: { incoming?: IncomingMessage | null } }).parser?.incoming
@@ -205,7 +221,7 @@ export async function createApiSandboxServer(
         : null,
     draining: false,
   }
-  const listener = frontOf(listening)
+  const listener = oneAtATime(frontOf(listening))
   const server = createServer(
     {
       headersTimeout: limits.headersMs,

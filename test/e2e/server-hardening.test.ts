@@ -207,6 +207,31 @@ describe.each(['fast', 'msw'] as const)('bytes on the wire (--transport %s)', (t
     expect(alive.status).toBe(200)
   })
 
+  it('pipelined requests run one after the other: a GET behind a POST sees what it made', async () => {
+    const admin = 'Authorization: Bearer sandbox-admin-token'
+    const body = JSON.stringify({ name: 'Pipelined Write', email: 'pipelined.write@example.com' })
+    const answer = (
+      await rawAnswer([
+        'POST /users HTTP/1.1',
+        'Host: 127.0.0.1',
+        admin,
+        // The write takes a while: the GET behind it was answered first, without it.
+        'X-Sandbox-Delay: 60',
+        'Content-Type: application/json',
+        `Content-Length: ${body.length}`,
+        '',
+        `${body}GET /users?keyword=pipelined.write HTTP/1.1`,
+        'Host: 127.0.0.1',
+        admin,
+        'Connection: close',
+      ])
+    ).toString('latin1')
+    const statuses = [...answer.matchAll(/HTTP\/1\.1 (\d{3}) /g)].map((found) => found[1])
+    expect(statuses).toEqual(['201', '200'])
+    const last = answer.slice(answer.lastIndexOf('\r\n\r\n') + 4)
+    expect(JSON.parse(last).data).toMatchObject({ total: 1 })
+  })
+
   it('bytes that are not HTTP behind whole requests: those are answered first, then 400 (a create was told only 400)', async () => {
     const admin = 'Authorization: Bearer sandbox-admin-token'
     const post = (name: string, delay: string) => {
