@@ -96,10 +96,14 @@ export function proxyTo(options: ProxyOptions): (c: Context) => Promise<ApiRespo
       body = read
       // A JSON body is journaled as an API request's is (any other is forwarded, not shown).
       if (body.byteLength > 0)
-        await jsonOfBody(body, request.header('content-type'), {
-          seen: c,
-          maxKeys: MAX_BODY_KEYS,
-        }).catch(() => undefined)
+        try {
+          await jsonOfBody(body, request.header('content-type'), {
+            seen: c,
+            maxKeys: MAX_BODY_KEYS,
+          })
+        } catch {
+          // Not JSON: forwarded all the same.
+        }
     }
     const headers = forwardedHeaders(request)
     headers.via = through(via)
