@@ -647,7 +647,7 @@ const bodyReader =
  * or once its body is read: had it waited for one still being made, as other requests do, a
  * write sent after it went first (in the first one's data, then replaced by the second). While
  * it reads its body, requests to its sandbox wait for it (`instance.arriving()`): one sent the
- * instant after a switch went before it.
+ * instant after a switch went before it; and it waits for those that arrived before it.
  */
 function replace(
   operation: ControlOperation,
@@ -655,31 +655,36 @@ function replace(
   instance: SandboxInstance,
   host: ControlHost,
 ): Promise<ApiResponse> {
-  const arrived = instance.arriving()
-  let reads = false
+  const { ahead, arrived } = instance.arriving()
   const read = bodyReader(request)
-  let answer: Promise<ApiResponse>
-  try {
-    answer = Promise.resolve(
-      operation.run({
-        ...host,
-        request,
-        instance,
-        readJson: (limit, seen, admit) => {
-          reads = true
-          const body = read(limit, seen, admit)
-          // In line once the operation has gone on from its body (in the same turn of the loop).
-          const after = () => void setTimeout(arrived, 0)
-          body.then(after, after)
-          return body
-        },
-      }),
-    )
-  } catch (error) {
-    arrived()
-    throw error
+  const run = () => {
+    let reads = false
+    let answer: Promise<ApiResponse>
+    try {
+      answer = Promise.resolve(
+        operation.run({
+          ...host,
+          request,
+          instance,
+          readJson: (limit, seen, admit) => {
+            reads = true
+            const body = read(limit, seen, admit)
+            // In line once the operation has gone on from its body (in the same turn of the loop).
+            const after = () => void setTimeout(arrived, 0)
+            body.then(after, after)
+            return body
+          },
+        }),
+      )
+    } catch (error) {
+      arrived()
+      throw error
+    }
+    // One without a body (a reset) took its place while it ran.
+    if (!reads) arrived()
+    return answer.finally(arrived)
   }
-  // One without a body (a reset) took its place while it ran.
-  if (!reads) arrived()
-  return answer.finally(arrived)
+  // After the replacements that arrived before it and still read their body (a switch whose body
+  // came later applied after one sent after it, and undid it).
+  return ahead ? ahead.then(run) : run()
 }

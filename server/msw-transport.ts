@@ -120,16 +120,21 @@ function bodyStream(
 } {
   let open = true
   let held = 0
+  let reader: ReadableStreamDefaultController<Uint8Array> | null = null
   const release = () => {
     budget?.release(held)
     held = 0
     if (!open) return
     open = false
-    if (!req.complete) discardBody(req)
+    if (req.complete) return
+    // A handler still reading it (the client went away mid-body) is told, not left waiting.
+    reader?.error(new Error('the client closed the connection mid-body'))
+    discardBody(req)
   }
   const stream = new ReadableStream<Uint8Array>(
     {
       start(controller) {
+        reader = controller
         req.on('data', (chunk: Buffer) => {
           if (!open) return
           if (budget && !budget.take(chunk.length)) {

@@ -239,6 +239,10 @@ function readNodeBody(
   budget: BodyBudget,
 ): Promise<Uint8Array | 'too-large' | 'busy'> {
   sendContinue(req)
+  // Gone before its body was asked for (while the request waited for a scenario being made): no
+  // event would come, and the read would wait for good.
+  if (req.destroyed || req.errored)
+    return Promise.reject(new Error('the client closed the connection before its body was read'))
   return new Promise((resolve, reject) => {
     const chunks: Buffer[] = []
     let size = 0

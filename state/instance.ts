@@ -20,15 +20,9 @@ import { jsonFootprint } from '../contract/json-size.js'
  */
 export const ARRIVAL_WAIT_MS = 250
 
-/** Resolves once `promise` settles or `ms` have passed, whichever is first. */
-function within(promise: Promise<unknown>, ms: number): Promise<void> {
-  return new Promise((resolve) => {
-    const timer = setTimeout(resolve, ms)
-    void promise.finally(() => {
-      clearTimeout(timer)
-      resolve()
-    })
-  })
+/** A timer that does not keep Node's process alive (a number in a browser: nothing to do). */
+function unref(timer: ReturnType<typeof setTimeout>): void {
+  ;(timer as { unref?: () => void }).unref?.()
 }
 
 /** Records and indexes take about this many times the bytes of the JSON they came from. */
@@ -210,8 +204,17 @@ export class SandboxInstance {
   /** Replacements asked for that have not applied (or failed) yet. */
   #pending = 0
 
-  /** Replacements whose body is still being read: not in line yet ({@link arriving}). */
-  readonly #arriving = new Set<Promise<void>>()
+  /**
+   * Replacements whose body is still being read, not in line yet ({@link arriving}), by the
+   * order they arrived in: the first is the earliest.
+   */
+  readonly #arriving = new Set<number>()
+  #arrivals = 0
+  /**
+   * The requests waiting for them, each with the arrival it waits for those before (every one
+   * there is, for a request that replaces nothing): called once they are in line, or by its timer.
+   */
+  readonly #waiting = new Map<() => void, number>()
 
   /**
    * While a replacement asked for has not applied, the last one asked for: a request that
@@ -221,25 +224,56 @@ export class SandboxInstance {
    * at most {@link ARRIVAL_WAIT_MS}: a switch whose body trickles in holds no one for longer.
    */
   get replacement(): Promise<void> | null {
-    if (this.#arriving.size > 0)
-      return within(Promise.all(this.#arriving), ARRIVAL_WAIT_MS).then(() =>
+    if (this.#arrivingBefore(Number.POSITIVE_INFINITY))
+      return this.#arrived(Number.POSITIVE_INFINITY).then(() =>
         this.#pending === 0 ? undefined : this.#replacing,
       )
     return this.#pending === 0 ? null : this.#replacing
   }
 
+  /** Whether a replacement that arrived before the arrival `number` still reads its body. */
+  #arrivingBefore(number: number): boolean {
+    const first = this.#arriving.values().next().value
+    return first !== undefined && first < number
+  }
+
+  /**
+   * Resolves once the replacements that arrived before the arrival `number` are in line, or
+   * after {@link ARRIVAL_WAIT_MS}: what a waiting request holds goes when it does (one entry in
+   * {@link #waiting}), however many arrive and however long they take.
+   */
+  #arrived(number: number): Promise<void> {
+    return new Promise((resolve) => {
+      const done = () => {
+        clearTimeout(timer)
+        this.#waiting.delete(done)
+        resolve()
+      }
+      const timer = setTimeout(done, ARRIVAL_WAIT_MS)
+      this.#waiting.set(done, number)
+    })
+  }
+
   /**
    * A replacement has arrived and reads its body before it takes its place in line: requests
-   * arriving meanwhile wait for it ({@link replacement}). Call what this returns once it has
-   * taken its place, or failed before (more calls do nothing).
+   * arriving meanwhile wait for it ({@link replacement}). `ahead`: the replacements that arrived
+   * before it and still read theirs, which it waits for in turn (at most as long), so that they
+   * apply in the order they arrived. Call `arrived` once it has taken its place, or failed before
+   * (more calls do nothing); after {@link ARRIVAL_WAIT_MS} it stops counting by itself (a body
+   * read that never ends holds no one).
    */
-  arriving(): () => void {
-    let done!: () => void
-    const arrival = new Promise<void>((resolve) => (done = resolve))
-    this.#arriving.add(arrival)
-    return () => {
-      if (this.#arriving.delete(arrival)) done()
+  arriving(): { ahead: Promise<void> | null; arrived: () => void } {
+    const number = ++this.#arrivals
+    const ahead = this.#arrivingBefore(number) ? this.#arrived(number) : null
+    this.#arriving.add(number)
+    const arrived = () => {
+      clearTimeout(timer)
+      if (!this.#arriving.delete(number)) return
+      for (const [done, before] of [...this.#waiting]) if (!this.#arrivingBefore(before)) done()
     }
+    const timer = setTimeout(arrived, ARRIVAL_WAIT_MS)
+    unref(timer)
+    return { ahead, arrived }
   }
 
   /**

@@ -599,6 +599,41 @@ describe('a request sent while a switch’s body is still arriving waits for it 
     expect((await read.json()).data.name).toBe('after-headers')
   })
 
+  it('a switch sent while another still reads its body applies after it: the last one sent wins', async () => {
+    const sent = switchSentSlowly('two-arriving', 100)
+    await new Promise((resolve) => setTimeout(resolve, 30))
+    const later = await fetch(`${server.url}/__sandbox/scenario`, {
+      method: 'PUT',
+      headers: headers('two-arriving'),
+      body: JSON.stringify({ name: 'out-of-stock' }),
+    })
+    expect(later.status).toBe(200)
+    expect(await sent.status).toBe('HTTP/1.1 200 OK')
+    // The first one's body came last: it applied last, over the switch sent after it.
+    const info = await fetch(`${server.url}/__sandbox`, { headers: headers('two-arriving') })
+    expect((await info.json()).data.scenario).toBe('out-of-stock')
+  })
+
+  it('a switch whose body never ends holds requests that far only: after it, they are answered at once', async () => {
+    const sandbox = createSandbox({ baseUrl: 'https://api.shop.test' })
+    // In code, a body that never ends (a stream nobody closes): its read waits for good.
+    void sandbox.fetch('https://api.shop.test/__sandbox/scenario', {
+      method: 'PUT',
+      headers: { 'content-type': 'application/json' },
+      body: new ReadableStream({ start: () => undefined }),
+      duplex: 'half',
+    } as RequestInit)
+    await new Promise((resolve) => setTimeout(resolve, ARRIVAL_WAIT_MS + 50))
+    for (let i = 0; i < 3; i++) {
+      const started = performance.now()
+      const read = await sandbox.fetch('https://api.shop.test/users/1', {
+        headers: { authorization: 'Bearer sandbox-admin-token' },
+      })
+      expect(read.status).toBe(200)
+      expect(performance.now() - started).toBeLessThan(ARRIVAL_WAIT_MS - 50)
+    }
+  })
+
   it('a switch whose body never comes holds the sandbox’s requests a moment, not until its timeout', async () => {
     const sent = switchSentSlowly('trickled', null)
     try {
