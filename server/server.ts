@@ -105,8 +105,23 @@ function oneAtATime(
 ): (req: IncomingMessage, res: ServerResponse) => void {
   return (req, res) => {
     if (res.socket) listener(req, res)
-    else res.once('socket', () => listener(req, res))
+    else
+      res.once('socket', (socket: Socket) => {
+        // Its client went away meanwhile: nobody would read the answer, and a write would be made.
+        if (socket.destroyed || !socket.writable) return void req.destroy()
+        if (timedOut.has(req)) answerRaw(socket, 'timeout', req)
+        else listener(req, res)
+      })
   }
+}
+
+/** Pipelined requests that timed out while they waited for their turn (their 408 is sent then). */
+const timedOut = new WeakSet<IncomingMessage>()
+
+/** Whether `socket` is answering a request before `request` (pipelined behind it). */
+function answeringBefore(socket: Duplex, request: IncomingMessage): boolean {
+  const current = (socket as { _httpMessage?: ServerResponse | null })._httpMessage
+  return current != null && !current.writableFinished && current.req !== request
 }
 
 /** The request Node's parser is inside on `socket` (its head read, not all its body), if any. */
@@ -260,8 +275,16 @@ export async function createApiSandboxServer(
   server.on('clientError', (error: NodeJS.ErrnoException, socket: Duplex) => {
     if (answering.has(socket)) return
     if (error.code === 'ECONNRESET') return socket.destroy()
-    if (error.code === 'ERR_HTTP_REQUEST_TIMEOUT')
-      return answerRaw(socket, 'timeout', stillReading(socket))
+    if (error.code === 'ERR_HTTP_REQUEST_TIMEOUT') {
+      const late = stillReading(socket)
+      // Pipelined behind an answer still being made, its body is not read while it waits (past
+      // a buffer's worth, nor received): it is not run, and its 408 goes in its turn, after the
+      // answers before it (oneAtATime), not over them.
+      if (late === null || !answeringBefore(socket, late)) return answerRaw(socket, 'timeout', late)
+      answering.add(socket)
+      timedOut.add(late)
+      return
+    }
     const unknownMethod = unknownMethodRequest(error, socket)
     const malformed = ApiError.of(
       'invalidParameter',
