@@ -59,16 +59,26 @@ export function describeIssue(issue: z.core.$ZodIssue, root = 'body'): string {
 
 /**
  * One issue per field and kind: zod may report a bound twice (an integer's own safe range, then
- * the schema's), and a message should say it once.
+ * the schema's), and a message should say it once: the tighter (an id of 2^53 was told "at most
+ * 9007199254740991", and then 2^53 − 1 "at most 2147483647").
  */
 export function distinctIssues<T extends z.core.$ZodIssue>(issues: readonly T[]): T[] {
-  const seen = new Set<string>()
-  return issues.filter((issue) => {
+  const kept = new Map<string, T>()
+  for (const issue of issues) {
     const key = `${issue.code}\u0000${formatPath(issue.path)}`
-    if (seen.has(key)) return false
-    seen.add(key)
-    return true
-  })
+    const before = kept.get(key)
+    if (before === undefined || tighter(issue, before)) kept.set(key, issue)
+  }
+  return [...kept.values()]
+}
+
+/** Whether `issue` states a tighter bound than `than`, of the same kind. */
+function tighter(issue: z.core.$ZodIssue, than: z.core.$ZodIssue): boolean {
+  if (issue.code === 'too_big' && than.code === 'too_big')
+    return Number(issue.maximum) < Number(than.maximum)
+  if (issue.code === 'too_small' && than.code === 'too_small')
+    return Number(issue.minimum) > Number(than.minimum)
+  return false
 }
 
 /** `items[0].quantity` from `['items', 0, 'quantity']`. */

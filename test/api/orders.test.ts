@@ -85,6 +85,15 @@ describe('placing orders', () => {
     [{ items: [{ productId: 1, quantity: 0 }] }, 'items[0].quantity: must be at least 1'],
     [{ items: [{ productId: 1, quantity: 1000 }] }, 'items[0].quantity: must be at most 999'],
     [{ items: [{ productId: 1, quantity: 1.5 }] }, 'items[0].quantity: must be an integer'],
+    // An id past what a number holds and one below it are told the same bound: the tighter.
+    [
+      { items: [{ productId: 2 ** 53, quantity: 1 }] },
+      'items[0].productId: must be at most 2147483647',
+    ],
+    [
+      { items: [{ productId: 2 ** 53 - 1, quantity: 1 }] },
+      'items[0].productId: must be at most 2147483647',
+    ],
     [{ items: [{ quantity: 1 }] }, 'items[0].productId: is required'],
     [{}, 'items: is required'],
   ])('422 for %j: %s', async (body, message) => {
