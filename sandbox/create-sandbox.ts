@@ -262,10 +262,17 @@ export function createApiSandbox<
         typeof input === 'string' ? new URL(input, 'http://localhost') : input,
         init,
       )
-      return toFetchResponse(
-        await handleRequest(fromFetchRequest(request)),
-        resolved.onUnexpectedError,
-      )
+      // As fetch does: aborted before it is sent, it is not sent; aborted while it is answered,
+      // the caller stops waiting (what was asked for may be done, as on a server).
+      const { signal } = request
+      signal.throwIfAborted()
+      const answered = handleRequest(fromFetchRequest(request))
+      const answer = await new Promise<ApiResponse>((resolve, reject) => {
+        const aborted = () => reject(signal.reason)
+        signal.addEventListener('abort', aborted, { once: true })
+        answered.then(resolve, reject).finally(() => signal.removeEventListener('abort', aborted))
+      })
+      return toFetchResponse(answer, resolved.onUnexpectedError)
     },
     useScenario(name) {
       const scenario = scenarios.get(String(name))
