@@ -61,16 +61,22 @@ export function integerQuery(
 
 /**
  * An id to filter by: a positive integer, as a path's id is (http/steps/operate.ts), one of more
- * digits than a number holds included (Infinity: no record has it, the page is empty).
+ * digits than a number holds included (read as the nearest number, past every id: no record has
+ * it, the page is empty). Documented as the positive integers, unbounded (a zod integer is a safe
+ * one, and its JSON Schema says 2^53 − 1).
  */
 function idQuery(name: string): QueryParameter {
   const integer = integerQuery(name, 1, Number.MAX_SAFE_INTEGER)
   return {
     ...integer,
-    // Documented as the positive integers, unbounded (a zod integer's JSON Schema says 2^53 − 1).
-    schema: z.int().min(1).meta({ maximum: undefined }),
-    read: (raw) => (isLongInteger(raw) ? Number.POSITIVE_INFINITY : integer.read(raw)),
-    accepts: (value) => value === Number.POSITIVE_INFINITY || integer.accepts!(value),
+    schema: z.number().min(1).refine(Number.isInteger).meta({ type: 'integer' }),
+    read: (raw) =>
+      isLongInteger(raw) ? Math.min(Number(raw), Number.MAX_VALUE) : integer.read(raw),
+    accepts: (value) =>
+      typeof value === 'number' &&
+      value >= 1 &&
+      value <= Number.MAX_VALUE &&
+      Number.isInteger(value),
   }
 }
 

@@ -1,12 +1,13 @@
 import { describe, expect, it } from 'vitest'
-import { createSandbox } from '../../index.js'
+import { createApiSandbox } from '../../sandbox/create-sandbox.js'
+import { shopApi } from '../../shop/index.js'
 
 const base = 'https://api.abort.test'
 const admin = { authorization: 'Bearer sandbox-admin-token', 'content-type': 'application/json' }
 
 describe('sandbox.fetch honours an AbortSignal as fetch does', () => {
   it('aborted before it is sent: rejected with the reason, and not answered (nothing made)', async () => {
-    const sandbox = createSandbox({ baseUrl: base })
+    const sandbox = createApiSandbox({ api: shopApi, baseUrl: base })
     const controller = new AbortController()
     controller.abort()
     const sent = sandbox.fetch(`${base}/users`, {
@@ -21,7 +22,7 @@ describe('sandbox.fetch honours an AbortSignal as fetch does', () => {
   })
 
   it('aborted while it is answered: rejected at once, not when the answer comes', async () => {
-    const sandbox = createSandbox({ baseUrl: base })
+    const sandbox = createApiSandbox({ api: shopApi, baseUrl: base })
     const started = performance.now()
     const sent = sandbox.fetch(`${base}/users/1`, {
       headers: { ...admin, 'x-sandbox-delay': '2000' },
@@ -32,7 +33,7 @@ describe('sandbox.fetch honours an AbortSignal as fetch does', () => {
   })
 
   it('a signal not aborted changes nothing', async () => {
-    const sandbox = createSandbox({ baseUrl: base })
+    const sandbox = createApiSandbox({ api: shopApi, baseUrl: base })
     const answer = await sandbox.fetch(`${base}/users/1`, {
       headers: admin,
       signal: new AbortController().signal,
