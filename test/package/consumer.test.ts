@@ -124,9 +124,11 @@ describe('the packed tarball, installed in a fresh project', { timeout: COMMAND_
     // instead of ~90 packages, 29 MB, installed beside the package), 801 kB with the
     // twelfth session's hardening (work in slices, budgets for answers and data files), 820 kB
     // with the sixteenth's and seventeenth's (slices by time, timestamps by hand, the checks of
-    // `listen()`'s options), 845 kB with lines broken after ~400 characters (scripts/minified.ts):
+    // `listen()`'s options), 845 kB with lines broken after ~400 characters (scripts/minified.ts),
+    // 864 kB with the mends of the twentieth to twenty-seventh sessions (replacements in line and
+    // their arrivals, pipelined requests one at a time, the drift check's probes, MCP's stdout):
     // the bound keeps ~20 kB of room for what the next mends add.
-    expect(size).toBeLessThan(865_000)
+    expect(size).toBeLessThan(885_000)
   })
 
   it('(a) npx shop-sandbox --help, then serve on a free port and answer a request', async () => {
