@@ -44,11 +44,23 @@ export function plainInteger(raw: string): number {
 
 /**
  * Whether `raw` writes plainly a positive integer of 16 digits or more: past what a number holds
- * exactly when {@link plainInteger} does not read it (a path's id, an id filter's: no record
- * has it).
+ * exactly when {@link plainInteger} does not read it.
  */
-export function isLongInteger(raw: string): boolean {
+function isLongInteger(raw: string): boolean {
   return /^[1-9]\d{15,}$/.test(raw)
+}
+
+/** The id a path or an id filter gives past what a number holds exactly: no record has it. */
+export const PAST_EVERY_ID = Number.MAX_VALUE
+
+/**
+ * The id `raw` writes plainly (a path's, an id filter's): a positive integer, one of more digits
+ * than a number holds exactly being {@link PAST_EVERY_ID}; NaN for anything else.
+ */
+export function plainId(raw: string): number {
+  const value = plainInteger(raw)
+  if (Number.isSafeInteger(value) && value >= 1) return value
+  return isLongInteger(raw) ? PAST_EVERY_ID : Number.NaN
 }
 
 /** An integer in [min, max] written plainly ({@link plainInteger}). */

@@ -3,7 +3,8 @@ import {
   clip,
   integerProblem,
   invalidParameter,
-  isLongInteger,
+  PAST_EVERY_ID,
+  plainId,
   plainInteger,
   rejectUnknown,
   single,
@@ -60,23 +61,17 @@ export function integerQuery(
 }
 
 /**
- * An id to filter by: a positive integer, as a path's id is (http/steps/operate.ts), one of more
- * digits than a number holds included (read as the nearest number, past every id: no record has
- * it, the page is empty). Documented as the positive integers, unbounded (a zod integer is a safe
- * one, and its JSON Schema says 2^53 − 1).
+ * An id to filter by, read as a path's id is ({@link plainId}): one of more digits than a number
+ * holds is one no record has, and the page is empty. Documented as the positive integers,
+ * unbounded (a zod integer is a safe one, and its JSON Schema says 2^53 − 1).
  */
 function idQuery(name: string): QueryParameter {
   const integer = integerQuery(name, 1, Number.MAX_SAFE_INTEGER)
   return {
     ...integer,
     schema: z.number().min(1).refine(Number.isInteger).meta({ type: 'integer' }),
-    read: (raw) =>
-      isLongInteger(raw) ? Math.min(Number(raw), Number.MAX_VALUE) : integer.read(raw),
-    accepts: (value) =>
-      typeof value === 'number' &&
-      value >= 1 &&
-      value <= Number.MAX_VALUE &&
-      Number.isInteger(value),
+    read: (raw) => (plainId(raw) === PAST_EVERY_ID ? PAST_EVERY_ID : integer.read(raw)),
+    accepts: (value) => value === PAST_EVERY_ID || integer.accepts!(value),
   }
 }
 

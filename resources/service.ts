@@ -13,7 +13,7 @@ export function notFound(what: string, id: number): ApiError {
   return ApiError.of('notFound', `${what} ${shownId(id)} not found`)
 }
 
-/** An id as a message names it: a path's id past what a number holds is Infinity (operate.ts). */
+/** An id as a message names it: one past what a number holds is `PAST_EVERY_ID` (params.ts). */
 export function shownId(id: number): string {
   return Number.isSafeInteger(id) ? String(id) : `with an id past ${Number.MAX_SAFE_INTEGER}`
 }

@@ -1,13 +1,7 @@
 import type { ApiResponse } from '../../contract/exchange.js'
 import { isPending } from '../../contract/exchange.js'
 import { ApiError } from '../../contract/api-error.js'
-import {
-  clip,
-  invalidParameter,
-  isLongInteger,
-  plainInteger,
-  rejectUnknown,
-} from '../../contract/params.js'
+import { clip, invalidParameter, plainId, rejectUnknown } from '../../contract/params.js'
 import { limitFlag } from '../../state/limits.js'
 import { DataService } from '../../resources/service.js'
 import type { SandboxInstance } from '../../state/instance.js'
@@ -86,17 +80,17 @@ const NO_QUERY: URLSearchParams = new URLSearchParams()
 /**
  * Path ids must be positive integers (400 / 40000), e.g. `GET /users/create`. One of more digits
  * than a number holds exactly (`/users/99999999999999999999`) is one too, and no record has it:
- * it goes on as Infinity, past every id, so the route answers it as any missing record,
+ * it goes on as PAST_EVERY_ID, so the route answers it as any missing record,
  * 404 in its turn (CONTRACT B4: after the query and the body).
  */
 function pathIds(params: Record<string, string>): Record<string, number> {
   const ids: Record<string, number> = {}
   for (const name in params) {
     const raw = params[name]!
-    const value = plainInteger(raw)
-    if (Number.isSafeInteger(value) && value >= 1) ids[name] = value
-    else if (isLongInteger(raw)) ids[name] = Number.POSITIVE_INFINITY
-    else throw invalidParameter(`${name} must be a positive integer, got '${clip(raw)}'`)
+    const id = plainId(raw)
+    if (Number.isNaN(id))
+      throw invalidParameter(`${name} must be a positive integer, got '${clip(raw)}'`)
+    ids[name] = id
   }
   return ids
 }
