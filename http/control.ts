@@ -659,9 +659,8 @@ function replace(
   const read = bodyReader(request)
   const run = () => {
     let reads = false
-    let answer: Promise<ApiResponse>
     try {
-      answer = Promise.resolve(
+      return Promise.resolve(
         operation.run({
           ...host,
           request,
@@ -675,14 +674,11 @@ function replace(
             return body
           },
         }),
-      )
-    } catch (error) {
-      arrived()
-      throw error
+      ).finally(arrived)
+    } finally {
+      // One without a body (a reset) took its place while it ran, or failed at once.
+      if (!reads) arrived()
     }
-    // One without a body (a reset) took its place while it ran.
-    if (!reads) arrived()
-    return answer.finally(arrived)
   }
   // After the replacements that arrived before it and still read their body (a switch whose body
   // came later applied after one sent after it, and undid it).

@@ -211,8 +211,8 @@ export class SandboxInstance {
   readonly #arriving = new Set<number>()
   #arrivals = 0
   /**
-   * The requests waiting for them, each with the arrival it waits for those before (every one
-   * there is, for a request that replaces nothing): called once they are in line, or by its timer.
+   * The requests waiting for them, each with the arrival it waits for those before (the next to
+   * come, for a request that replaces nothing): called once they are in line, or by its timer.
    */
   readonly #waiting = new Map<() => void, number>()
 
@@ -224,11 +224,15 @@ export class SandboxInstance {
    * at most {@link ARRIVAL_WAIT_MS}: a switch whose body trickles in holds no one for longer.
    */
   get replacement(): Promise<void> | null {
-    if (this.#arrivingBefore(Number.POSITIVE_INFINITY))
-      return this.#arrived(Number.POSITIVE_INFINITY).then(() =>
-        this.#pending === 0 ? undefined : this.#replacing,
-      )
+    // Those that arrived before it: a switch arriving after this request holds it no longer.
+    const ahead = this.#ahead(this.#arrivals + 1)
+    if (ahead) return ahead.then(() => (this.#pending === 0 ? undefined : this.#replacing))
     return this.#pending === 0 ? null : this.#replacing
+  }
+
+  /** {@link #arrived} when a replacement that arrived before the arrival `number` reads its body. */
+  #ahead(number: number): Promise<void> | null {
+    return this.#arrivingBefore(number) ? this.#arrived(number) : null
   }
 
   /** Whether a replacement that arrived before the arrival `number` still reads its body. */
@@ -264,7 +268,7 @@ export class SandboxInstance {
    */
   arriving(): { ahead: Promise<void> | null; arrived: () => void } {
     const number = ++this.#arrivals
-    const ahead = this.#arrivingBefore(number) ? this.#arrived(number) : null
+    const ahead = this.#ahead(number)
     this.#arriving.add(number)
     const arrived = () => {
       clearTimeout(timer)

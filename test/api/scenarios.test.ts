@@ -614,6 +614,24 @@ describe('a request sent while a switch’s body is still arriving waits for it 
     expect((await info.json()).data.scenario).toBe('out-of-stock')
   })
 
+  it('a request waits for the switches that arrived before it, not for one arriving after it', async () => {
+    const first = switchSentSlowly('arrived-after', 100)
+    await new Promise((resolve) => setTimeout(resolve, 20))
+    const started = performance.now()
+    const list = fetch(`${server.url}/users`, { headers: headers('arrived-after') })
+    await new Promise((resolve) => setTimeout(resolve, 20))
+    const second = switchSentSlowly('arrived-after', null)
+    try {
+      const answer = await list
+      // Answered once the first switch took its place (its body ~80 ms later): in `empty`.
+      expect((await answer.json()).data.total).toBe(2)
+      expect(performance.now() - started).toBeLessThan(ARRIVAL_WAIT_MS - 50)
+      expect(await first.status).toBe('HTTP/1.1 200 OK')
+    } finally {
+      second.end()
+    }
+  })
+
   it('a switch whose body never ends holds requests that far only: after it, they are answered at once', async () => {
     const sandbox = createSandbox({ baseUrl: 'https://api.shop.test' })
     // In code, a body that never ends (a stream nobody closes): its read waits for good.
